@@ -1,0 +1,1 @@
+"""One module per `awp` command group; `app.cli` mounts them."""

@@ -1,0 +1,90 @@
+"""The one typed settings object, read from `AWP_*` environment variables (and `.env`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from backend.engines.base import EngineConfig
+from backend.types import HistoryMode, SamplingParams
+
+
+class Settings(BaseSettings):
+    """Every knob of the playground; each field is documented in the README (a test checks it)."""
+
+    model_config = SettingsConfigDict(env_prefix="AWP_", env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(
+        default=Path.home() / ".agentworld",
+        description="Directory for the prepared embedded model, the SQLite database and exports.",
+    )
+    database_url: str = Field(
+        default="",
+        description="SQLAlchemy URL; empty means a SQLite file `awp.db` in the data directory.",
+    )
+    engine: str = Field(default="transformers", description="Default engine name.")
+    model: str = Field(
+        default="",
+        description="Model id for the engine; empty means the engine's default (embedded SmolLM2).",
+    )
+    base_url: str = Field(
+        default="http://127.0.0.1:8000/v1",
+        description="OpenAI-compatible server URL for the `openai` engine (vLLM, SGLang, ...).",
+    )
+    api_key: SecretStr = Field(
+        default=SecretStr("EMPTY"), description="Bearer token for the OpenAI-compatible server."
+    )
+    temperature: float = Field(default=0.6, description="Sampling temperature.")
+    top_p: float = Field(default=0.95, description="Nucleus sampling threshold.")
+    top_k: int = Field(default=20, description="Top-k sampling cut-off (0 disables it).")
+    max_new_tokens: int = Field(
+        default=256,
+        description="Completion token budget; the real model thinks for thousands of tokens.",
+    )
+    seed: int | None = Field(default=None, description="Sampling seed for reproducible runs.")
+    history_mode: HistoryMode = Field(
+        default=HistoryMode.TEACHER_FORCED,
+        description="History shown to the model: teacher_forced, closed_loop or blind.",
+    )
+    request_timeout_s: float = Field(default=600.0, description="Per-request engine timeout.")
+    max_retries: int = Field(
+        default=3, description="Retries on 429/5xx/connection errors, with backoff."
+    )
+    concurrency: int = Field(default=8, description="Requests in flight at once in a batch.")
+    device: str = Field(default="cpu", description="Torch device for in-process engines.")
+    prompts_dir: Path | None = Field(
+        default=None,
+        description="Directory of `<domain>.md` system prompts that override the built-ins.",
+    )
+    host: str = Field(default="127.0.0.1", description="Address the web app listens on.")
+    port: int = Field(default=7860, description="Port the web app listens on.")
+
+    def engine_config(self, name: str | None = None, model: str | None = None) -> EngineConfig:
+        """The engine configuration for `name` (default engine when None)."""
+        return EngineConfig(
+            name=name or self.engine,
+            model=self.model if model is None else model,
+            base_url=self.base_url,
+            api_key=self.api_key.get_secret_value(),
+            data_dir=self.data_dir,
+            timeout_s=self.request_timeout_s,
+            max_retries=self.max_retries,
+            concurrency=self.concurrency,
+            device=self.device,
+        )
+
+    def sampling(self) -> SamplingParams:
+        """Default sampling parameters."""
+        return SamplingParams(
+            temperature=self.temperature,
+            top_p=self.top_p,
+            top_k=self.top_k,
+            max_new_tokens=self.max_new_tokens,
+            seed=self.seed,
+        )
+
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to SQLite in the data directory."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'awp.db'}"

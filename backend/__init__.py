@@ -1,0 +1,1 @@
+"""Everything that is neither UI nor SQL: domains, engines, the step core, scoring, data, export."""

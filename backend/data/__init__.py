@@ -1,0 +1,1 @@
+"""Trajectories: importers for datasets and recorded data, and the bundled sample set."""

@@ -1,0 +1,1 @@
+"""Writers of RL reward data (SFT, DPO, KTO, reward, AgentWorldBench rows)."""

@@ -1,0 +1,1 @@
+"""Deterministic metrics, the rubric judge and reward combination."""
