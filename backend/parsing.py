@@ -1,4 +1,4 @@
-"""The official output rules: strip thinking, take the last predicted-observation block, drop the marker.
+"""The official output rules: strip thinking, take the last observation block, drop the marker.
 
 The rules follow the public AgentWorldBench evaluation so that our scores compare with published
 ones. One extension: an orphan `</think>` (a chat template that opened the thinking block in the
@@ -34,6 +34,20 @@ class ParsedOutput:
     diagnostics: Diagnostics
 
 
+def _orphan_close(text: str) -> bool:
+    """Whether the text opens with thinking whose `<think>` was in the prompt.
+
+    Only a `</think>` before any `<think>` and before the first observation block counts: a
+    literal `</think>` inside an observation (an HTML page, a log) is content.
+    """
+    close = text.find(THINK_CLOSE)
+    if close < 0:
+        return False
+    opened = text.find(THINK_OPEN)
+    block = text.find(BLOCK_OPEN)
+    return (opened < 0 or close < opened) and (block < 0 or close < block)
+
+
 def strip_thinking(text: str) -> tuple[str, str]:
     """Remove every `<think>` block, nested or unclosed.
 
@@ -44,7 +58,7 @@ def strip_thinking(text: str) -> tuple[str, str]:
         (text without thinking, the removed thinking joined by blank lines).
     """
     reasoning: list[str] = []
-    if THINK_CLOSE in text and THINK_OPEN not in text.split(THINK_CLOSE, 1)[0]:
+    if _orphan_close(text):
         head, text = text.split(THINK_CLOSE, 1)
         reasoning.append(head.strip())
     out: list[str] = []
@@ -79,7 +93,7 @@ def strip_marker(text: str) -> str:
 
 
 def _last_block(text: str) -> tuple[str, int, int] | None:
-    """Content and span of the last `<predicted_observation>` block; a missing close is tolerated."""
+    """Content and span of the last observation block; a missing closing tag is tolerated."""
     start = text.rfind(BLOCK_OPEN)
     if start < 0:
         return None
@@ -110,8 +124,8 @@ def parse_output(raw: str, reasoning: str = "") -> ParsedOutput:
         observation = strip_marker(content)
         outside = len((cleaned[:start] + cleaned[end:]).strip())
     diagnostics = Diagnostics(
-        open_tags=raw.count(BLOCK_OPEN),
-        close_tags=raw.count(BLOCK_CLOSE),
+        open_tags=cleaned.count(BLOCK_OPEN),
+        close_tags=cleaned.count(BLOCK_CLOSE),
         speculative_words=len(_SPECULATIVE.findall(observation)),
         chars_outside_block=outside,
         extracted_length=len(observation),

@@ -1,4 +1,4 @@
-"""The step core: (domain, system prompt, history, action) -> chat messages -> engine -> prediction."""
+"""The step core: (domain, prompt, history, action) -> chat messages -> engine -> prediction."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ def history_observation(turn: Turn, mode: HistoryMode) -> str:
     return turn.observation or ""
 
 
-def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]:
+def build_messages(
+    request: SimRequest, system_prompt: str, context: PromptContext | None = None
+) -> list[ChatMessage]:
     """Lay out a request in the official chat layout.
 
     The system message holds the world-model prompt; each history turn is a user message (the
@@ -40,14 +42,16 @@ def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]
     action. Domains whose first turn carries the state (terminal) get the last known screen there.
     """
     domain = get_domain(request.domain)
-    action = domain.validate(request.action, PromptContext())
+    action = domain.validate(request.action, context or PromptContext())
     history = [] if request.history_mode is HistoryMode.BLIND else request.history
     first_index = len(request.history) - len(history) + 1
     messages = [ChatMessage(role="system", content=system_prompt)]
     for offset, turn in enumerate(history):
         state = request.initial_state if offset == 0 and domain.state_in_first_turn else None
         messages.append(
-            ChatMessage(role="user", content=format_user_turn(first_index + offset, turn.action, state))
+            ChatMessage(
+                role="user", content=format_user_turn(first_index + offset, turn.action, state)
+            )
         )
         observation = history_observation(turn, request.history_mode)
         messages.append(ChatMessage(role="assistant", content=format_assistant_turn(observation)))
@@ -91,11 +95,10 @@ class Simulator:
 
     def prepare(self, request: SimRequest, context: PromptContext | None = None) -> ChatRequest:
         """Validate the action and build the engine request (no generation)."""
-        system = request.system_prompt or self.prompts.system_prompt(
-            request.domain, context or PromptContext()
-        )
+        context = context or PromptContext()
+        system = request.system_prompt or self.prompts.system_prompt(request.domain, context)
         return ChatRequest(
-            messages=build_messages(request, system),
+            messages=build_messages(request, system, context),
             params=request.params,
             reference=request.reference,
         )

@@ -1,4 +1,4 @@
-"""Core value types shared by every layer: turns, trajectories, requests, completions, predictions."""
+"""Core value types shared by every layer: turns, trajectories, requests, predictions."""
 
 from __future__ import annotations
 

@@ -1,0 +1,5 @@
+"""`python -m app` runs the `awp` CLI."""
+
+from app.cli import main
+
+main()

@@ -1,0 +1,64 @@
+"""The `awp` command line: mounts one module per command group and translates errors once."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from backend.errors import AWPError
+
+COMMAND_MODULES = (
+    "app.commands.simulate",
+    "app.commands.data",
+    "app.commands.model",
+    "app.commands.bench",
+    "app.commands.db",
+    "app.commands.annotations",
+    "app.commands.export",
+    "app.commands.serve",
+)
+
+EXIT_USER_ERROR = 2
+
+
+def build_cli() -> typer.Typer:
+    """Create the Typer app; each command module contributes with `register(cli)`."""
+    cli = typer.Typer(
+        name="awp",
+        help="AgentWorld Playground: simulate, score, annotate and export world-model predictions.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+    )
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(cli)
+    return cli
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning domain errors into one clear line and exit code 2."""
+    try:
+        build_cli()(standalone_mode=False)
+    except AWPError as exc:
+        typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(EXIT_USER_ERROR)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.secho("Aborted.", err=True)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors arrive here with standalone_mode=False
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

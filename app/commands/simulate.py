@@ -1,0 +1,168 @@
+"""`awp simulate` (one step, streamed or as JSON) and `awp domains`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.settings import Settings
+from backend.domains.base import all_domains
+from backend.errors import BadInputError
+from backend.types import HistoryMode, Prediction, SimRequest, StreamChunk, Trajectory, Turn
+
+
+def read_history(path: Path) -> tuple[list[Turn], Trajectory | None]:
+    """Read a history file: a JSON list of `{action, observation}` turns or a Trajectory object.
+
+    Raises:
+        BadInputError: the file is missing, not JSON, or neither shape.
+    """
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInputError(f"History file not found: {path}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"History file {path} is not valid JSON: {exc}") from None
+    try:
+        if isinstance(data, list):
+            return [Turn.model_validate(item) for item in data], None
+        trajectory = Trajectory.model_validate(data)
+    except ValueError as exc:
+        raise BadInputError(
+            f"History file {path} must hold a list of {{action, observation}} turns or a "
+            f"trajectory object: {exc}"
+        ) from None
+    return trajectory.turns, trajectory
+
+
+def build_request(
+    settings: Settings,
+    domain: str | None,
+    action: str | None,
+    history_file: Path | None,
+    turn: int | None,
+    history_mode: HistoryMode,
+    system_prompt_file: Path | None,
+) -> SimRequest:
+    """Assemble a SimRequest from CLI options.
+
+    With `--turn N` and a trajectory file, the history is turns 1..N-1, the action is turn N's and
+    its recorded observation becomes the reference (so the oracle baseline and scores work).
+    """
+    turns, trajectory = read_history(history_file) if history_file else ([], None)
+    reference = None
+    if turn is not None:
+        if not 1 <= turn <= len(turns):
+            raise BadInputError(f"--turn must be between 1 and {len(turns)}, got {turn}.")
+        reference = turns[turn - 1].observation
+        action = action or turns[turn - 1].action
+        turns = turns[: turn - 1]
+    domain = domain or (trajectory.domain if trajectory else None)
+    if not domain:
+        raise BadInputError("Give --domain (or a trajectory file, which names its domain).")
+    if action is None:
+        raise BadInputError("Give --action (or --turn with a trajectory file).")
+    system_prompt = system_prompt_file.read_text(encoding="utf-8") if system_prompt_file else None
+    return SimRequest(
+        domain=domain,
+        system_prompt=system_prompt or (trajectory.system_prompt if trajectory else None),
+        initial_state=trajectory.initial_state if trajectory else None,
+        history=turns,
+        action=action,
+        history_mode=history_mode,
+        params=settings.sampling(),
+        reference=reference,
+    )
+
+
+def prediction_json(prediction: Prediction, request: SimRequest) -> dict[str, Any]:
+    """The JSON object `awp simulate --json` prints."""
+    out = prediction.model_dump(mode="json")
+    out["domain"] = request.domain
+    out["history_mode"] = request.history_mode.value
+    out["reference"] = request.reference
+    return out
+
+
+def simulate(
+    action: Annotated[
+        str | None, typer.Option(help="The agent action, in the domain's format.")
+    ] = None,
+    domain: Annotated[str | None, typer.Option(help="Domain name (see `awp domains`).")] = None,
+    history: Annotated[
+        Path | None, typer.Option(help="JSON file: list of {action, observation} or a trajectory.")
+    ] = None,
+    turn: Annotated[
+        int | None, typer.Option(help="With a trajectory file: predict this 1-based turn.")
+    ] = None,
+    system_prompt: Annotated[
+        Path | None, typer.Option(help="File with a system prompt replacing the domain's.")
+    ] = None,
+    engine: Annotated[str | None, typer.Option(help="Engine name (default from settings).")] = None,
+    model: Annotated[str | None, typer.Option(help="Model id or path for the engine.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    history_mode: Annotated[
+        HistoryMode | None, typer.Option(help="teacher_forced, closed_loop or blind.")
+    ] = None,
+    max_new_tokens: Annotated[int | None, typer.Option(help="Completion token budget.")] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Predict the environment's next observation after one action."""
+    overrides = {
+        key: value
+        for key, value in {
+            "max_new_tokens": max_new_tokens,
+            "temperature": temperature,
+            "seed": seed,
+        }.items()
+        if value is not None
+    }
+    settings = Settings(**overrides)
+    from app.context import AppContext
+
+    context = AppContext(settings)
+    request = build_request(
+        settings,
+        domain,
+        action,
+        history,
+        turn,
+        history_mode or settings.history_mode,
+        system_prompt,
+    )
+    simulator = context.simulator(engine, model, base_url)
+    prediction: Prediction | None = None
+    for item in simulator.stream(request):
+        if isinstance(item, Prediction):
+            prediction = item
+        elif isinstance(item, StreamChunk) and not as_json:
+            typer.echo(item.reasoning_delta + item.content_delta, nl=False)
+    context.close()
+    if prediction is None:
+        raise BadInputError("The engine finished without a completion.")
+    if as_json:
+        typer.echo(json.dumps(prediction_json(prediction, request), ensure_ascii=False))
+        return
+    typer.echo("\n\n--- predicted observation ---")
+    typer.echo(prediction.observation)
+    typer.echo(
+        f"--- {prediction.engine}/{prediction.model}: {prediction.finish_reason}, "
+        f"{prediction.completion_tokens} tokens, {prediction.latency_s:.1f}s ---"
+    )
+
+
+def domains() -> None:
+    """List the domains with their observation kind."""
+    for domain in all_domains():
+        typer.echo(f"{domain.name:<10} {domain.observation_kind.value:<12} {domain.title}")
+
+
+def register(cli: typer.Typer) -> None:
+    """Add `simulate` and `domains` to the CLI."""
+    cli.command()(simulate)
+    cli.command()(domains)

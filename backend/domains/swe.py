@@ -1,0 +1,39 @@
+"""SWE domain: tool calls on a repository in a container, raw tool output back."""
+
+from __future__ import annotations
+
+from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.tools import validate_tool_call
+from backend.types import ObservationKind
+
+EXAMPLE = '{"name": "bash", "arguments": {"command": "python -m pytest tests/test_api.py -x -q"}}'
+
+
+def validate(action: str, ctx: PromptContext) -> str:
+    """Validate a tool call (plain or OpenAI-style) and return it as `{"name", "arguments"}`.
+
+    Raises:
+        BadActionError: malformed call, or one that does not fit the session's tool definitions.
+    """
+    return validate_tool_call(action, ctx, EXAMPLE)
+
+
+SWE = DOMAINS.register(
+    "swe",
+    Domain(
+        name="swe",
+        title="Software engineering",
+        observation_kind=ObservationKind.TEXT,
+        action_help=(
+            'One tool call as JSON: {"name": tool, "arguments": {...}}, for example a shell '
+            "command, a file view or an edit. The OpenAI shape "
+            '{"function": {"name": ..., "arguments": "<JSON string>"}} is accepted and rewritten '
+            "to the first. When the session has tool definitions, the tool must exist and its "
+            "required arguments must be present. The observation is the raw tool output: exit "
+            "codes, file listings, tracebacks."
+        ),
+        example_action=EXAMPLE,
+        validate=validate,
+        renderer="text",
+    ),
+)

