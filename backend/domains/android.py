@@ -49,6 +49,7 @@ FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "app_name": ("a non-empty app name", _is_name),
     "goal_status": (f"one of {quoted(_GOAL_STATUSES)}", lambda v: v in _GOAL_STATUSES),
     "clear_text": ("true or false", lambda v: isinstance(v, bool)),
+    "description": ("a non-empty description of the action", _is_name),
 }
 
 
@@ -79,6 +80,8 @@ RULES: dict[str, Rule] = {
     "open_app": Rule(required=("app_name",)),
     "status": Rule(required=("goal_status",)),
     "answer": Rule(required=("text",)),
+    # Recorded dumps whose action nobody logged: the action is described, never invented.
+    "inferred": Rule(required=("description",)),
 }
 ALIASES = {"tap": "click", "type": "input_text", "back": "navigate_back", "home": "navigate_home"}
 
@@ -142,7 +145,8 @@ ANDROID = DOMAINS.register(
             '"direction" (up, down, left, right); open_app needs "app_name"; status needs '
             '"goal_status" (complete or infeasible); answer needs "text"; navigate_back, '
             "navigate_home, keyboard_enter and wait take nothing. tap, type, back and home are "
-            "accepted as aliases. The observation is the next UI hierarchy."
+            'accepted as aliases. "inferred" with a "description" marks an action reconstructed '
+            "from before/after dumps of a recording. The observation is the next UI hierarchy."
         ),
         example_action=EXAMPLE,
         validate=validate,

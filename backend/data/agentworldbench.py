@@ -1,0 +1,228 @@
+"""AgentWorldBench rows: import from files, folders or the hub; export trajectories as rows.
+
+A row is one evaluated turn: parallel `prompt`/`response` turn texts, `turn_idx` (1-based) the
+turn under test, earlier turns the history; rows of one `id` share a trajectory. The row schema
+and the turn-text parsing live in `awb_layout`; this module reads, groups and writes rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from backend.data.awb_layout import AgentWorldBenchRow, observation_text, parse_user_turn
+from backend.data.rows import read_rows
+from backend.domains import BUILTIN
+from backend.domains.turns import format_assistant_turn, format_user_turn
+from backend.errors import BadInputError
+from backend.parsing import strip_marker
+from backend.types import SimRequest, Trajectory, Turn
+
+HUB_DATASET = "Qwen/AgentWorldBench"
+LICENCE = "Apache-2.0"
+
+
+class AgentWorldBenchItem(BaseModel):
+    """One evaluated turn, ready to simulate: history, current action and ground truth."""
+
+    id: str
+    domain: str
+    turn_idx: int
+    total_turns: int
+    system_prompt: str
+    initial_state: str | None = None
+    history: list[Turn]
+    action: str
+    ground_truth: str = Field(description="response[turn_idx-1] with the marker stripped.")
+    raw: dict[str, Any]
+
+    def to_request(self) -> SimRequest:
+        """The simulation request of this turn (teacher-forced history, truth as reference)."""
+        return SimRequest(
+            domain=self.domain,
+            system_prompt=self.system_prompt,
+            initial_state=self.initial_state,
+            history=self.history,
+            action=self.action,
+            reference=self.ground_truth,
+        )
+
+
+class AgentWorldBenchImport(BaseModel):
+    """The result of an import: the items, and what was skipped."""
+
+    items: list[AgentWorldBenchItem]
+    duplicates: list[str] = Field(default_factory=list, description="Where each skipped row was.")
+    source: str
+
+    def trajectories(self) -> list[Trajectory]:
+        """The items grouped by `id` into trajectories."""
+        return group_trajectories(self.items, self.source)
+
+
+def _turns(row: AgentWorldBenchRow) -> tuple[str | None, list[Turn]]:
+    """The initial state and every turn the row's lists hold (observations where present)."""
+    parsed = [parse_user_turn(text) for text in row.prompt]
+    observations: list[str | None] = [observation_text(text) for text in row.response]
+    observations += [None] * (len(parsed) - len(observations))
+    turns = [
+        Turn(action=t.action, observation=o) for t, o in zip(parsed, observations, strict=False)
+    ]
+    return parsed[0].current_state, turns
+
+
+def parse_row(raw: dict[str, Any], where: str) -> AgentWorldBenchItem:
+    """Validate one row and split it into history, current action and ground truth.
+
+    Raises:
+        BadInputError: the row is malformed; the message starts with `where`.
+    """
+    try:
+        row = AgentWorldBenchRow.model_validate(raw)
+        if row.domain not in BUILTIN:
+            raise BadInputError(f"unknown domain {row.domain!r} (valid: {', '.join(BUILTIN)})")
+        initial_state, turns = _turns(row)
+        current = parse_user_turn(row.current_prompt or row.prompt[row.turn_idx - 1])
+    except ValidationError as exc:
+        problems = (f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise BadInputError(f"{where}: {'; '.join(problems)}") from None
+    except BadInputError as exc:
+        raise BadInputError(f"{where}: {exc}") from None
+    return AgentWorldBenchItem(
+        id=str(row.id),
+        domain=row.domain,
+        turn_idx=row.turn_idx,
+        total_turns=row.total_turns,
+        system_prompt=row.system_str,
+        initial_state=initial_state,
+        history=turns[: row.turn_idx - 1],
+        action=current.action,
+        ground_truth=strip_marker(row.response[row.turn_idx - 1]),
+        raw=raw,
+    )
+
+
+def load_agentworldbench(path: Path, source: str | None = None) -> AgentWorldBenchImport:
+    """Import AgentWorldBench rows from a JSONL/Parquet file or a folder.
+
+    A folder is either a `datasets.save_to_disk` folder or any folder of `*.jsonl` /
+    `*.parquet` files (the hub layout is `{domain}_test.jsonl`). A repeated `(id, turn_idx)`
+    is skipped and reported; the official data has one such duplicate in android.
+
+    Args:
+        path: the file or folder.
+        source: provenance given to the trajectories (default: the path).
+
+    Raises:
+        BadInputError: a row is malformed; the message names the file and line or row.
+    """
+    items: list[AgentWorldBenchItem] = []
+    duplicates: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for where, raw in read_rows(path):
+        item = parse_row(raw, where)
+        key = (item.id, item.turn_idx)
+        if key in seen:
+            duplicates.append(where)
+        else:
+            seen.add(key)
+            items.append(item)
+    return AgentWorldBenchImport(items=items, duplicates=duplicates, source=source or str(path))
+
+
+def group_trajectories(items: list[AgentWorldBenchItem], source: str) -> list[Trajectory]:
+    """One trajectory per row `id`, built from the row whose lists reach furthest."""
+    groups: dict[str, list[AgentWorldBenchItem]] = {}
+    for item in items:
+        groups.setdefault(item.id, []).append(item)
+    trajectories = []
+    for key, group in groups.items():
+        longest = max(group, key=lambda item: (len(item.raw["prompt"]), item.turn_idx))
+        initial_state, turns = _turns(AgentWorldBenchRow.model_validate(longest.raw))
+        trajectories.append(
+            Trajectory(
+                id=key,
+                domain=longest.domain,
+                system_prompt=longest.system_prompt,
+                initial_state=initial_state,
+                turns=turns,
+                source=source,
+                licence=LICENCE,
+                metadata={"evaluated_turns": sorted(item.turn_idx for item in group)},
+            )
+        )
+    return trajectories
+
+
+def trajectory_to_rows(
+    traj: Trajectory, system_prompt: str, turn_indices: list[int] | None = None
+) -> list[dict[str, Any]]:
+    """Official rows for turns of a trajectory (every turn when `turn_indices` is None).
+
+    Each row's lists stop at its turn, as in the published data. The initial state, when the
+    trajectory has one, goes in the first user turn's `**Current State:**` block (the terminal
+    layout) so that it survives a round trip for every domain.
+
+    Raises:
+        BadInputError: a turn index is out of range, or a turn up to it has no observation.
+    """
+    count = len(traj.turns)
+    prompts = [
+        format_user_turn(i, turn.action, traj.initial_state if i == 1 else None)
+        for i, turn in enumerate(traj.turns, start=1)
+    ]
+    rows = []
+    for index in turn_indices or range(1, count + 1):
+        if not 1 <= index <= count:
+            raise BadInputError(f"{traj.id}: turn {index} is not in 1..{count}")
+        observations = [turn.observation for turn in traj.turns[:index]]
+        if any(observation is None for observation in observations):
+            raise BadInputError(f"{traj.id}: a turn up to {index} has no observation")
+        rows.append(
+            {
+                "task": traj.domain,
+                "id": traj.id,
+                "prompt": prompts[:index],
+                "response": [format_assistant_turn(str(obs)) for obs in observations],
+                "current_prompt": prompts[index - 1],
+                "system_str": system_prompt,
+                "turn_idx": index,
+                "total_turns": count,
+            }
+        )
+    return rows
+
+
+def load_hub_dataset(
+    name: str = HUB_DATASET,
+    revision: str | None = None,
+    cache_dir: Path | None = None,
+    timeout_s: float = 10.0,
+) -> AgentWorldBenchImport:
+    """Download (or reuse the cached copy of) a hub dataset and import it.
+
+    Raises:
+        BadInputError: the hub cannot be reached (offline, timeout, not found) and no cached
+            copy exists; the message says how to import a local copy instead.
+    """
+    from huggingface_hub import snapshot_download
+
+    try:
+        folder = snapshot_download(
+            name,
+            repo_type="dataset",
+            revision=revision,
+            cache_dir=cache_dir,
+            etag_timeout=timeout_s,
+            allow_patterns=["*.jsonl", "*.parquet"],
+        )
+    except OSError as exc:  # the hub's offline, HTTP and missing-cache errors are all OSErrors
+        how = f"`hf download {name} --repo-type dataset --local-dir DIR`"
+        raise BadInputError(
+            f"Cannot download the dataset {name!r} from the Hugging Face hub (offline or "
+            f"unreachable, and no cached copy): {type(exc).__name__}. Download it where the "
+            f"hub is reachable ({how}) and import the folder instead."
+        ) from exc
+    return load_agentworldbench(Path(str(folder)), source=name)
