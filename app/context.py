@@ -8,6 +8,10 @@ from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, build_engine
 from backend.simulate import Simulator
+from storage.db import Database
+from storage.migrate import open_database
+from storage.sessions import SessionStore
+from storage.trajectories import TrajectoryStore
 
 
 class AppContext:
@@ -25,6 +29,22 @@ class AppContext:
     def prompts(self) -> PromptLibrary:
         """The system prompt library, with the override directory when configured."""
         return PromptLibrary(self.settings.prompts_dir)
+
+    @cached_property
+    def database(self) -> Database:
+        """The database, opened (and upgraded when empty) on first use."""
+        self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return open_database(self.settings.resolved_database_url())
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        """Simulation sessions and their steps."""
+        return SessionStore(self.database.session_factory)
+
+    @cached_property
+    def trajectories(self) -> TrajectoryStore:
+        """Stored (imported and bundled) trajectories."""
+        return TrajectoryStore(self.database.session_factory)
 
     def engine(
         self, name: str | None = None, model: str | None = None, base_url: str | None = None
@@ -49,3 +69,5 @@ class AppContext:
         for engine in self._engines.values():
             engine.close()
         self._engines.clear()
+        if "database" in self.__dict__:
+            self.database.dispose()

@@ -8,10 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
+from app.context import AppContext
 from app.settings import Settings
+from app.stepping import StepOutcome, continue_request, open_session, run_step
 from backend.domains.base import all_domains
 from backend.errors import BadInputError
-from backend.types import HistoryMode, Prediction, SimRequest, StreamChunk, Trajectory, Turn
+from backend.types import HistoryMode, Prediction, SimRequest, Trajectory, Turn
 
 
 def read_history(path: Path) -> tuple[list[Turn], Trajectory | None]:
@@ -110,6 +112,9 @@ def simulate(
     max_new_tokens: Annotated[int | None, typer.Option(help="Completion token budget.")] = None,
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
+    session: Annotated[
+        int | None, typer.Option(help="Continue this stored session (see `awp sessions`).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Predict the environment's next observation after one action."""
@@ -123,36 +128,60 @@ def simulate(
         if value is not None
     }
     settings = Settings(**overrides)
-    from app.context import AppContext
-
     context = AppContext(settings)
-    request = build_request(
-        settings,
-        domain,
-        action,
-        history,
-        turn,
-        history_mode or settings.history_mode,
-        system_prompt,
-    )
-    simulator = context.simulator(engine, model, base_url)
-    prediction: Prediction | None = None
-    for item in simulator.stream(request):
-        if isinstance(item, Prediction):
-            prediction = item
-        elif isinstance(item, StreamChunk) and not as_json:
-            typer.echo(item.reasoning_delta + item.content_delta, nl=False)
-    context.close()
-    if prediction is None:
+    try:
+        simulator = context.simulator(engine, model, base_url)
+        if session is None:
+            request = build_request(
+                settings,
+                domain,
+                action,
+                history,
+                turn,
+                history_mode or settings.history_mode,
+                system_prompt,
+            )
+            session = open_session(
+                context.sessions, request, simulator.engine.name, simulator.engine.model
+            )
+        else:
+            if action is None:
+                raise BadInputError("Give --action to continue a session.")
+            request = continue_request(context.sessions, session, action)
+        outcome = None
+        for item in run_step(simulator, context.sessions, session, request):
+            if isinstance(item, StepOutcome):
+                outcome = item
+            elif not as_json:
+                typer.echo(item.reasoning_delta + item.content_delta, nl=False)
+    finally:
+        context.close()
+    if outcome is None:
         raise BadInputError("The engine finished without a completion.")
+    print_outcome(outcome, request, as_json)
+
+
+def print_outcome(outcome: StepOutcome, request: SimRequest, as_json: bool) -> None:
+    """Print a stored step as one JSON object or as readable text."""
+    prediction = outcome.prediction
     if as_json:
-        typer.echo(json.dumps(prediction_json(prediction, request), ensure_ascii=False))
+        out = prediction_json(prediction, request)
+        out["scores"] = [score.model_dump(mode="json") for score in outcome.scores]
+        out.update(
+            session_id=outcome.session_id,
+            step_id=outcome.step_id,
+            prediction_id=outcome.prediction_id,
+        )
+        typer.echo(json.dumps(out, ensure_ascii=False))
         return
     typer.echo("\n\n--- predicted observation ---")
     typer.echo(prediction.observation)
+    for score in outcome.scores:
+        typer.echo(f"{score.name}: {score.value:.3f}")
     typer.echo(
         f"--- {prediction.engine}/{prediction.model}: {prediction.finish_reason}, "
-        f"{prediction.completion_tokens} tokens, {prediction.latency_s:.1f}s ---"
+        f"{prediction.completion_tokens} tokens, {prediction.latency_s:.1f}s; "
+        f"session {outcome.session_id}, step {outcome.step_id} ---"
     )
 
 

@@ -63,6 +63,7 @@ def test_simulate_json_with_the_embedded_model(domain, data_dir, tmp_path):
     assert out["finish_reason"] in {"stop", "length"}
     assert 0 < out["completion_tokens"] <= 8
     assert out["prompt_tokens"] > 0
+    assert out["session_id"] > 0 and out["step_id"] > 0 and out["prediction_id"] > 0
 
 
 def test_oracle_baseline_returns_the_recorded_observation(data_dir, tmp_path):
@@ -94,3 +95,35 @@ def test_unknown_domain_suggests_the_closest(data_dir):
 
     assert result.returncode == 2
     assert "Did you mean 'terminal'?" in result.stderr
+
+
+def test_a_session_continues_with_its_stored_history(data_dir, tmp_path):
+    trajectory = first_trajectory("terminal")
+    history = tmp_path / "trajectory.json"
+    history.write_text(trajectory.model_dump_json(), encoding="utf-8")
+    first = run_awp(
+        ["simulate", "--history", str(history), "--turn", "2", "--engine", "oracle", "--json"],
+        data_dir,
+    )
+    session_id = json.loads(first.stdout)["session_id"]
+
+    second = run_awp(
+        [
+            "simulate",
+            "--session",
+            str(session_id),
+            "--action",
+            '[{"keystrokes": "pwd\\n", "duration": 1}]',
+            "--engine",
+            "persistence",
+            "--json",
+        ],
+        data_dir,
+    )
+
+    assert second.returncode == 0, second.stderr
+    out = json.loads(second.stdout)
+    assert out["session_id"] == session_id
+    # persistence repeats the last observation the session holds: turn 2's recorded one
+    assert out["observation"] == trajectory.turns[1].observation.strip()
+    assert out["step_id"] > json.loads(first.stdout)["step_id"]

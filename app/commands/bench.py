@@ -1,0 +1,88 @@
+"""`awp bench`: run engines over a dataset and print the per-domain table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.settings import Settings
+from backend.types import HistoryMode
+
+
+def bench(
+    dataset: Annotated[
+        str, typer.Option(help="`bundled` or a path to AgentWorldBench rows (file or folder).")
+    ],
+    engine: Annotated[
+        list[str], typer.Option(help="Engine to benchmark; repeat for several (e.g. oracle).")
+    ],
+    out: Annotated[Path, typer.Option(help="Output directory for items, results and chart.")],
+    judge: Annotated[
+        str | None, typer.Option(help="Engine that grades every prediction on the rubric.")
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Model id for the judge.")] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL of the judge.")
+    ] = None,
+    judge_prompts: Annotated[
+        Path | None, typer.Option(help="Directory of `<domain>.md` judge prompts to use instead.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Items per batch / requests in flight.", min=1)
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model id for the engines.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    history_mode: Annotated[
+        HistoryMode, typer.Option(help="teacher_forced (official) or blind.")
+    ] = HistoryMode.TEACHER_FORCED,
+    max_new_tokens: Annotated[int | None, typer.Option(help="Completion token budget.")] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue a run in --out, skipping finished items.")
+    ] = False,
+) -> None:
+    """Benchmark engines (baselines `persistence` and `oracle` included) over a dataset."""
+    from app.context import AppContext
+    from backend.benchmark.report import format_table
+    from backend.benchmark.runner import RunConfig
+    from backend.benchmark.service import run_bench
+    from backend.errors import BadInputError
+    from backend.scoring.judge import Judge
+    from backend.scoring.judge_library import JudgePromptLibrary
+
+    if history_mode is HistoryMode.CLOSED_LOOP:
+        raise BadInputError("awp bench runs teacher_forced or blind; closed_loop needs rollouts.")
+    overrides: dict[str, Any] = {"concurrency": concurrency, "max_new_tokens": max_new_tokens}
+    settings = Settings(**{key: value for key, value in overrides.items() if value is not None})
+    context = AppContext(settings)
+    config = RunConfig(
+        engines=engine,
+        concurrency=settings.concurrency,
+        limit=limit,
+        history_mode=history_mode,
+        params=settings.sampling(),
+    )
+    grader = None
+    if judge:
+        library = JudgePromptLibrary(judge_prompts)
+        grader = Judge(context.engine(judge, judge_model, judge_base_url), library)
+    try:
+        results = run_bench(
+            dataset,
+            out,
+            config,
+            lambda name: context.simulator(name, model, base_url),
+            grader,
+            resume,
+        )
+    finally:
+        context.close()
+    typer.echo(format_table(results))
+    typer.echo(f"\nWrote {out / 'results.json'}, {out / 'items.jsonl'}, {out / 'per_domain.png'}")
+
+
+def register(cli: typer.Typer) -> None:
+    """Add `bench` to the CLI."""
+    cli.command()(bench)

@@ -1,0 +1,78 @@
+"""`awp import`: store AgentWorldBench rows or the bundled recorded trajectories in the database."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.context import AppContext
+from app.settings import Settings
+from backend.types import Trajectory
+
+import_cli = typer.Typer(help="Import trajectories into the database.", no_args_is_help=True)
+
+
+def store(trajectories: list[Trajectory]) -> int:
+    """Store trajectories in the configured database; returns how many were stored."""
+    context = AppContext(Settings())
+    try:
+        return context.trajectories.upsert_many(trajectories)
+    finally:
+        context.close()
+
+
+def print_counts(label: str, counts: Counter[str], total_label: str) -> None:
+    """Print one line per domain and a total."""
+    for domain, count in sorted(counts.items()):
+        typer.echo(f"  {domain:<10} {count:>6} {label}")
+    typer.echo(f"  {'total':<10} {sum(counts.values()):>6} {total_label}")
+
+
+@import_cli.command("agentworldbench")
+def import_agentworldbench(
+    path: Annotated[Path, typer.Argument(help="A JSONL/Parquet file, a folder, or a hub dataset.")],
+) -> None:
+    """Import AgentWorldBench rows (the official row format) as trajectories."""
+    from backend.data.agentworldbench import load_agentworldbench
+
+    result = load_agentworldbench(path)
+    trajectories = result.trajectories()
+    stored = store(trajectories)
+    typer.echo(f"Imported {len(result.items)} rows from {path}:")
+    print_counts("rows", Counter(item.domain for item in result.items), "rows")
+    print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")
+    if result.duplicates:
+        typer.echo(
+            f"Skipped {len(result.duplicates)} duplicate rows: {', '.join(result.duplicates)}"
+        )
+    if stored != len(trajectories):
+        typer.echo(f"Stored {stored} of {len(trajectories)} trajectories.")
+
+
+@import_cli.command("recorded")
+def import_recorded(
+    root: Annotated[
+        Path | None,
+        typer.Option(help="Convert this recorded-data folder instead of the bundled set."),
+    ] = None,
+) -> None:
+    """Import the bundled real recorded trajectories (or convert a recorded-data folder)."""
+    if root is None:
+        from backend.data.bundled import load_bundled
+
+        trajectories = load_bundled()
+    else:
+        from backend.data.recorded import load_recorded
+
+        trajectories = load_recorded(root)
+    store(trajectories)
+    typer.echo(f"Imported {len(trajectories)} recorded trajectories:")
+    print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")
+
+
+def register(cli: typer.Typer) -> None:
+    """Add the `import` command group to the CLI."""
+    cli.add_typer(import_cli, name="import")

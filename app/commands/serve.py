@@ -1,0 +1,27 @@
+"""`awp serve`: run the web app (embedded model, SQLite, bundled recordings) in the foreground."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from app.settings import Settings
+
+
+def serve(
+    host: Annotated[str | None, typer.Option(help="Listen address (default AWP_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default AWP_PORT).")] = None,
+) -> None:
+    """Serve the playground at http://HOST:PORT until interrupted."""
+    from app.web import launch
+
+    overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    settings = Settings(**overrides)
+    typer.echo(f"AgentWorld Playground on http://{settings.host}:{settings.port}")
+    launch(settings)
+
+
+def register(cli: typer.Typer) -> None:
+    """Add the `serve` command to the CLI."""
+    cli.command("serve")(serve)

@@ -1,0 +1,105 @@
+"""Wires settings into services and the Gradio app, and launches it.
+
+`build_app` is what `awp serve`, the tests and the Space's entry command share: it opens (and when
+empty, migrates) the database, loads the bundled recordings into it once, and builds the UI.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import gradio as gr
+
+from app.auth import Auth, AuthSettings
+from app.context import AppContext
+from app.settings import Settings
+from backend.data.bundled import load_bundled
+from backend.engines import load_builtin_engines
+from backend.engines.base import ENGINES
+from storage.migrate import open_database
+from storage.sessions import SessionStore
+from storage.trajectories import TrajectoryStore
+from ui.app import build_blocks
+from ui.services import EngineChoice, Services
+from ui.theme import CSS, theme
+
+logger = logging.getLogger(__name__)
+
+IN_PROCESS_ENGINES = frozenset({"transformers", "vllm"})
+QUEUE_MAX_SIZE = 64
+DEFAULT_CONCURRENCY = 8
+
+
+def seed_bundled(store: TrajectoryStore) -> int:
+    """Store the bundled recordings that are not stored yet; returns how many were added."""
+    missing = [t for t in load_bundled() if not store.exists(t.id)]
+    return store.upsert_many(missing) if missing else 0
+
+
+def simulate_concurrency(settings: Settings) -> int:
+    """Engine calls the queue runs at once.
+
+    An in-process engine generates one request at a time (the transformers engine holds a lock),
+    so running more in parallel only hides the queue position from waiting users; a server
+    (vLLM, SGLang) batches concurrent requests, so it gets `settings.concurrency`.
+    """
+    return 1 if settings.engine in IN_PROCESS_ENGINES else max(1, settings.concurrency)
+
+
+def build_services(settings: Settings, context: AppContext, auth: Auth) -> Services:
+    """Open the stores and bundle everything the pages call."""
+    database = open_database(settings.resolved_database_url())
+    trajectories = TrajectoryStore(database.session_factory)
+    added = seed_bundled(trajectories)
+    if added:
+        logger.info("loaded %d bundled trajectories into the database", added)
+    load_builtin_engines()
+    defaults = EngineChoice(
+        settings.engine,
+        settings.model,
+        settings.base_url,
+        settings.history_mode,
+        settings.sampling(),
+    )
+    return Services(
+        simulator=context.simulator,
+        defaults=defaults,
+        engines=tuple(ENGINES.names()),
+        trajectories=trajectories,
+        sessions=SessionStore(database.session_factory),
+        identify=auth.identify,
+        simulate_concurrency=simulate_concurrency(settings),
+    )
+
+
+def build_app(settings: Settings, auth: Auth | None = None) -> gr.Blocks:
+    """Build the queued Gradio app for `settings` (not launched)."""
+    auth = auth or Auth(AuthSettings())
+    services = build_services(settings, AppContext(settings), auth)
+    blocks = build_blocks(services)
+    return blocks.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
+
+
+def launch(settings: Settings, auth: Auth | None = None, *, block: bool = True) -> gr.Blocks:
+    """Build and serve the app on `settings.host:settings.port`.
+
+    Args:
+        settings: the process settings.
+        auth: logins and roles; read from the environment when None.
+        block: wait until the server stops (the CLI); False returns once it listens (tests).
+    """
+    auth = auth or Auth(AuthSettings())
+    blocks = build_app(settings, auth)
+    blocks.launch(
+        server_name=settings.host,
+        server_port=settings.port,
+        auth=auth.check if auth.requires_login else None,
+        auth_message="Sign in with the name and password you were given.",
+        theme=theme(),
+        css=CSS,
+        ssr_mode=False,
+        show_error=False,
+        prevent_thread_lock=not block,
+        quiet=not block,
+    )
+    return blocks
