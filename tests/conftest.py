@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.support.fixtures"]
+
 REPO = Path(__file__).resolve().parents[1]
 RECORDED = REPO.parent / "shared" / "data" / "recorded"
 

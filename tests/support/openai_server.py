@@ -1,0 +1,89 @@
+"""A real OpenAI-compatible server for tests: `transformers serve` on a local model folder.
+
+The `openai` engine is tested against a real server rather than a mock, so that the wire format
+(event stream, usage, error bodies) is the one servers actually send. `transformers serve` given a
+folder path preloads that model and answers only for it, under the path as its model id.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+READY_TIMEOUT_S = 180.0
+
+
+@dataclass(frozen=True)
+class OpenAIServer:
+    """A running server: the `base_url` (ending in `/v1`) and the `model` id it serves."""
+
+    base_url: str
+    model: str
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve_openai(model_dir: Path, log_path: Path) -> Iterator[OpenAIServer]:
+    """Run `transformers serve` on `model_dir` until the block ends.
+
+    Args:
+        model_dir: a model folder with weights, tokenizer and chat template.
+        log_path: where the server's output goes (shown when it fails to start).
+
+    Yields:
+        The running server, once `/health` answers.
+    """
+    port = free_port()
+    command = [
+        sys.executable, "-m", "transformers.cli.transformers", "serve", str(model_dir),
+        "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
+    ]  # fmt: skip
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        _wait_ready(process, f"http://127.0.0.1:{port}/health", log_path)
+        yield OpenAIServer(base_url=f"http://127.0.0.1:{port}/v1", model=str(model_dir))
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_ready(process: subprocess.Popen[bytes], health_url: str, log_path: Path) -> None:
+    """Poll the health endpoint until it answers, the process dies, or time runs out."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"transformers serve exited early:\n{_tail(log_path)}")
+        try:
+            if httpx.get(health_url, timeout=2.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(
+        f"transformers serve not ready in {READY_TIMEOUT_S:.0f}s:\n{_tail(log_path)}"
+    )
+
+
+def _tail(log_path: Path, lines: int = 40) -> str:
+    return "\n".join(log_path.read_text(errors="replace").splitlines()[-lines:])
