@@ -46,7 +46,8 @@ def build_cli() -> typer.Typer:
 def main() -> None:
     """Entry point: run the CLI, turning domain errors into one clear line and exit code 2."""
     try:
-        build_cli()(standalone_mode=False)
+        # Without standalone mode, click returns the exit code (130 on Ctrl-C) instead of exiting.
+        code = build_cli()(standalone_mode=False)
     except AWPError as exc:
         typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(EXIT_USER_ERROR)
@@ -62,3 +63,4 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -39,27 +39,24 @@ def build_messages(
 
     The system message holds the world-model prompt; each history turn is a user message (the
     action) and an assistant message (the observation); the last user message is the current
-    action. Domains whose first turn carries the state (terminal) get the last known screen there.
+    action. The first user message carries `**Current State:**` when the state before it is
+    known: the initial state, or in blind mode the last known observation. The official data does
+    this for terminal; for web, os and android it is the only way the model sees the start page.
     """
     domain = get_domain(request.domain)
     action = domain.validate(request.action, context or PromptContext())
-    history = [] if request.history_mode is HistoryMode.BLIND else request.history
+    blind = request.history_mode is HistoryMode.BLIND
+    history = [] if blind else request.history
     first_index = len(request.history) - len(history) + 1
+    known = [history_observation(turn, request.history_mode) for turn in request.history]
+    state = known[-1] if blind and known else request.initial_state
     messages = [ChatMessage(role="system", content=system_prompt)]
     for offset, turn in enumerate(history):
-        state = request.initial_state if offset == 0 and domain.state_in_first_turn else None
-        messages.append(
-            ChatMessage(
-                role="user", content=format_user_turn(first_index + offset, turn.action, state)
-            )
-        )
+        text = format_user_turn(first_index + offset, turn.action, state if offset == 0 else None)
+        messages.append(ChatMessage(role="user", content=text))
         observation = history_observation(turn, request.history_mode)
         messages.append(ChatMessage(role="assistant", content=format_assistant_turn(observation)))
-    state = None
-    if domain.state_in_first_turn and not history:
-        known = [history_observation(t, request.history_mode) for t in request.history]
-        state = known[-1] if known else request.initial_state
-    current = format_user_turn(len(request.history) + 1, action, state)
+    current = format_user_turn(len(request.history) + 1, action, None if history else state)
     messages.append(ChatMessage(role="user", content=current))
     return messages
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from app.settings import Settings
 from backend.types import HistoryMode
+
+if TYPE_CHECKING:
+    from app.context import AppContext
+    from backend.scoring.judge import Judge
 
 
 def bench(
@@ -28,6 +32,9 @@ def bench(
     ] = None,
     judge_prompts: Annotated[
         Path | None, typer.Option(help="Directory of `<domain>.md` judge prompts to use instead.")
+    ] = None,
+    judge_max_new_tokens: Annotated[
+        int | None, typer.Option(help="Judge completion token budget (default 2048).", min=1)
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     concurrency: Annotated[
@@ -49,14 +56,11 @@ def bench(
     from backend.benchmark.runner import RunConfig
     from backend.benchmark.service import run_bench
     from backend.errors import BadInputError
-    from backend.scoring.judge import Judge
-    from backend.scoring.judge_library import JudgePromptLibrary
 
     if history_mode is HistoryMode.CLOSED_LOOP:
         raise BadInputError("awp bench runs teacher_forced or blind; closed_loop needs rollouts.")
     overrides: dict[str, Any] = {"concurrency": concurrency, "max_new_tokens": max_new_tokens}
     settings = Settings(**{key: value for key, value in overrides.items() if value is not None})
-    context = AppContext(settings)
     config = RunConfig(
         engines=engine,
         concurrency=settings.concurrency,
@@ -64,11 +68,11 @@ def bench(
         history_mode=history_mode,
         params=settings.sampling(),
     )
-    grader = None
-    if judge:
-        library = JudgePromptLibrary(judge_prompts)
-        grader = Judge(context.engine(judge, judge_model, judge_base_url), library)
+    context = AppContext(settings)
     try:
+        grader = build_judge(
+            context, judge, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
+        )
         results = run_bench(
             dataset,
             out,
@@ -81,6 +85,25 @@ def bench(
         context.close()
     typer.echo(format_table(results))
     typer.echo(f"\nWrote {out / 'results.json'}, {out / 'items.jsonl'}, {out / 'per_domain.png'}")
+
+
+def build_judge(
+    context: AppContext,
+    name: str | None,
+    model: str | None,
+    base_url: str | None,
+    prompts_dir: Path | None,
+    max_new_tokens: int | None,
+) -> Judge | None:
+    """The rubric judge on engine `name` (None when no judge was asked for)."""
+    from backend.scoring.judge import JUDGE_PARAMS, Judge
+    from backend.scoring.judge_library import JudgePromptLibrary
+
+    if not name:
+        return None
+    budget = max_new_tokens or JUDGE_PARAMS.max_new_tokens
+    params = JUDGE_PARAMS.model_copy(update={"max_new_tokens": budget})
+    return Judge(context.engine(name, model, base_url), JudgePromptLibrary(prompts_dir), params)
 
 
 def register(cli: typer.Typer) -> None:

@@ -44,7 +44,6 @@ class Domain:
         example_action: a valid action, used as the UI placeholder and in tests.
         validate: parses an action and returns it in canonical text, or raises BadActionError.
         renderer: name of the UI renderer for observations.
-        state_in_first_turn: the first user turn carries `**Current State:**` (terminal).
     """
 
     name: str
@@ -54,7 +53,6 @@ class Domain:
     example_action: str
     validate: ActionValidator
     renderer: str
-    state_in_first_turn: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -65,6 +65,5 @@ TERMINAL = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="terminal",
-        state_in_first_turn=True,
     ),
 )

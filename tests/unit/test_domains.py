@@ -84,7 +84,6 @@ def test_domain_metadata(name: str, kind: ObservationKind, renderer: str) -> Non
     domain = get_domain(name)
     assert domain.observation_kind is kind
     assert domain.renderer == renderer
-    assert domain.state_in_first_turn is (name == "terminal")
     assert domain.title and len(domain.action_help) > 100
 
 
@@ -575,8 +574,16 @@ def test_first_terminal_turn_without_history_carries_the_initial_screen() -> Non
     assert user.startswith(f"### Turn 1\n**Current State:**\n{SCREEN0}\n\n**Action:**\n```json\n[")
 
 
-def test_other_domains_never_carry_the_current_state() -> None:
+def test_other_domains_show_the_start_page_on_the_first_turn() -> None:
     request = SimRequest(domain="web", initial_state="RootWebArea", action="click('3')")
+    assert (
+        build_messages(request, "S")[1].content
+        == "### Turn 1\n**Current State:**\nRootWebArea\n\n**Action:**\n```json\nclick('3')\n```"
+    )
+
+
+def test_no_current_state_when_none_is_known() -> None:
+    request = SimRequest(domain="web", action="click('3')")
     assert (
         build_messages(request, "S")[1].content
         == "### Turn 1\n**Action:**\n```json\nclick('3')\n```"

@@ -1,0 +1,118 @@
+"""Benchmark items and the datasets they come from.
+
+An item is one evaluated turn: the history before it, the action, the real observation and the
+state before the action (for change F1 and the judge's stale-copy cap). Named datasets are
+registered; any other name is read as a path to AgentWorldBench rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from backend.data.agentworldbench import load_agentworldbench
+from backend.data.bundled import load_bundled
+from backend.errors import BadInputError
+from backend.registry import Registry
+from backend.types import HistoryMode, SamplingParams, SimRequest, Trajectory, Turn
+
+
+class BenchItem(BaseModel):
+    """One evaluated turn.
+
+    Attributes:
+        item_id: stable id within the dataset (`<trajectory>#<turn>`), the resume key.
+        domain: the domain name.
+        system_prompt: the recorded system prompt; None means the domain's built-in one.
+        initial_state: the state before the first action, where recorded.
+        history: the turns before this one with their REAL observations (teacher forcing).
+        action: the agent's action of this turn.
+        reference: the real observation after the action.
+        previous: the real observation before the action (None when unknown).
+    """
+
+    item_id: str
+    domain: str
+    system_prompt: str | None = None
+    initial_state: str | None = None
+    history: list[Turn] = Field(default_factory=list)
+    action: str
+    reference: str
+    previous: str | None = None
+
+    def request(self, params: SamplingParams, history_mode: HistoryMode) -> SimRequest:
+        """The simulation request; the reference rides along for the oracle baseline only."""
+        return SimRequest(
+            domain=self.domain,
+            system_prompt=self.system_prompt,
+            initial_state=self.initial_state,
+            history=self.history,
+            action=self.action,
+            history_mode=history_mode,
+            params=params,
+            reference=self.reference,
+        )
+
+
+def items_from_trajectories(trajectories: list[Trajectory]) -> list[BenchItem]:
+    """Every turn with a known observation becomes an item with teacher-forced history."""
+    items = []
+    for trajectory in trajectories:
+        previous = trajectory.initial_state
+        for index, turn in enumerate(trajectory.turns):
+            if turn.observation is not None:
+                items.append(
+                    BenchItem(
+                        item_id=f"{trajectory.id}#{index + 1}",
+                        domain=trajectory.domain,
+                        system_prompt=trajectory.system_prompt,
+                        initial_state=trajectory.initial_state,
+                        history=trajectory.turns[:index],
+                        action=turn.action,
+                        reference=turn.observation,
+                        previous=previous,
+                    )
+                )
+            previous = turn.observation
+    return items
+
+
+def items_from_agentworldbench(path: Path) -> list[BenchItem]:
+    """Items from AgentWorldBench rows (a JSONL/Parquet file or a folder of them)."""
+    loaded = load_agentworldbench(path)
+    return [
+        BenchItem(
+            item_id=f"{item.domain}/{item.id}#{item.turn_idx}",
+            domain=item.domain,
+            system_prompt=item.system_prompt,
+            initial_state=item.initial_state,
+            history=item.history,
+            action=item.action,
+            reference=item.ground_truth,
+            previous=item.history[-1].observation if item.history else item.initial_state,
+        )
+        for item in loaded.items
+    ]
+
+
+DATASETS: Registry[Callable[[], list[BenchItem]]] = Registry("dataset")
+DATASETS.register("bundled", lambda: items_from_trajectories(load_bundled()))
+
+
+def load_items(dataset: str) -> list[BenchItem]:
+    """The items of a named dataset, or of AgentWorldBench rows at the path `dataset`.
+
+    Raises:
+        BadInputError: neither a dataset name nor an existing path, or malformed rows.
+    """
+    if dataset in DATASETS:
+        return DATASETS.get(dataset)()
+    path = Path(dataset)
+    if not path.exists():
+        raise BadInputError(
+            f"{dataset!r} is neither a dataset name ({', '.join(DATASETS.names())}) "
+            "nor an existing file or folder of AgentWorldBench rows."
+        )
+    return items_from_agentworldbench(path)

@@ -1,0 +1,57 @@
+"""One benchmark run from dataset name to results files; the CLI and the UI call this."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from backend.benchmark.items import load_items
+from backend.benchmark.report import write_chart
+from backend.benchmark.results import BenchResults, aggregate
+from backend.benchmark.runner import RunConfig, run_benchmark
+from backend.benchmark.store import ItemStore
+from backend.errors import BadInputError
+from backend.scoring.judge import Judge
+from backend.simulate import Simulator
+
+ITEMS_FILE = "items.jsonl"
+RESULTS_FILE = "results.json"
+
+
+def run_bench(
+    dataset: str,
+    out_dir: Path,
+    config: RunConfig,
+    simulator_for: Callable[[str], Simulator],
+    judge: Judge | None = None,
+    resume: bool = False,
+) -> BenchResults:
+    """Run, then write `items.jsonl`, `results.json` and the per-domain chart into `out_dir`.
+
+    Args:
+        dataset: `bundled` or a path to AgentWorldBench rows.
+        out_dir: the output directory (created when missing).
+        config: engines, concurrency, limit, history mode, sampling.
+        simulator_for: builds the simulator of an engine name.
+        judge: grades every prediction when given.
+        resume: continue a run in `out_dir`, skipping items it already finished.
+
+    Raises:
+        BadInputError: `out_dir` already holds a run and `resume` is off, or the dataset is
+            unknown or malformed.
+    """
+    store = ItemStore(out_dir / ITEMS_FILE)
+    if store.exists() and not resume:
+        raise BadInputError(
+            f"{out_dir} already holds a benchmark run; pass --resume to continue it "
+            "or choose another --out."
+        )
+    items = load_items(dataset)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run_benchmark(items, config, store, simulator_for, judge)
+    wanted = {item.item_id for item in (items[: config.limit] if config.limit else items)}
+    rows = [row for row in store.rows() if row.item_id in wanted and row.engine in config.engines]
+    results = aggregate(rows, dataset, config.history_mode.value)
+    (out_dir / RESULTS_FILE).write_text(results.model_dump_json(indent=2), encoding="utf-8")
+    write_chart(results, out_dir)
+    return results

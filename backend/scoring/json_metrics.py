@@ -1,0 +1,128 @@
+"""JSON metrics (mcp tool results): validity and structural key/value F1.
+
+A tool result is compared as a set of (path, leaf value) pairs, so key order and formatting do
+not matter while every wrong field costs. MCP wraps results as JSON text inside a string
+(`{"content": [{"type": "text", "text": "{...}"}]}`), so a string leaf that is itself a JSON
+object or array is compared by its structure too. A prediction that does not parse scores 0 and
+says so; a reference that is not JSON (plain error text from a tool) is compared as text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from backend.scoring.base import ObservationPair, metric, prf
+from backend.scoring.text import normalise_whitespace
+
+Leaf = tuple[str, Any]
+_MISSING = object()
+
+
+def load(text: str) -> tuple[Any, str | None]:
+    """Parse JSON text; returns (value, None) or (_MISSING, reason) without raising."""
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return _MISSING, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    except RecursionError:
+        return _MISSING, "invalid JSON: nested too deeply"
+
+
+def _embedded(value: str) -> Any:
+    """A string holding a JSON object or array, decoded; otherwise the string itself."""
+    stripped = value.strip()
+    if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        decoded, error = load(stripped)
+        if error is None:
+            return decoded
+    return value
+
+
+def flatten(value: Any) -> dict[str, Any]:
+    """Map each leaf's path (`$.a.b[0]`) to its value; empty containers are leaves too.
+
+    Iterative, so a deeply nested document cannot exhaust the stack.
+    """
+    leaves: dict[str, Any] = {}
+    stack: list[tuple[str, Any, bool]] = [("$", value, True)]
+    while stack:
+        path, current, decode = stack.pop()
+        if isinstance(current, str) and decode:
+            current = _embedded(current)
+            if not isinstance(current, str):
+                stack.append((path, current, False))
+                continue
+        if isinstance(current, dict) and current:
+            stack.extend((f"{path}.{key}", item, True) for key, item in current.items())
+        elif isinstance(current, list) and current:
+            stack.extend((f"{path}[{i}]", item, True) for i, item in enumerate(current))
+        else:
+            leaves[path] = current
+    return leaves
+
+
+def leaves_equal(a: Any, b: Any, tolerance: float) -> bool:
+    """Type-aware equality; numbers within `tolerance` relative to the larger magnitude.
+
+    Booleans are never numbers here (`True == 1` in Python, not in a tool result).
+    """
+    if type(a) is type(b) and a == b:
+        return True
+    a_num = isinstance(a, int | float) and not isinstance(a, bool)
+    b_num = isinstance(b, int | float) and not isinstance(b, bool)
+    if a_num and b_num:
+        if a != a or b != b:  # NaN (JSON's non-standard literal) equals only NaN
+            return a != a and b != b
+        return a == b or abs(a - b) <= tolerance * max(abs(a), abs(b))
+    return type(a) is type(b) and a == b
+
+
+def key_value_f1(predicted: str, reference: str, tolerance: float) -> tuple[float, dict[str, Any]]:
+    """Structural F1 over (path, value) pairs, with key-only F1 beside it."""
+    ref_value, ref_error = load(reference)
+    if ref_error is not None:
+        same = normalise_whitespace(predicted) == normalise_whitespace(reference)
+        return float(same), {"reference_is_json": False, "fallback": "text_exact"}
+    pred_value, pred_error = load(predicted)
+    if pred_error is not None:
+        return 0.0, {"invalid_json": True, "error": pred_error}
+    pred, ref = flatten(pred_value), flatten(ref_value)
+    common = pred.keys() & ref.keys()
+    wrong = [path for path in common if not leaves_equal(pred[path], ref[path], tolerance)]
+    matched = len(common) - len(wrong)
+    scores = prf(matched, len(pred), len(ref))
+    keys = prf(len(common), len(pred), len(ref))
+    return scores["f1"], {
+        **scores,
+        "key_f1": keys["f1"],
+        "leaves_predicted": len(pred),
+        "leaves_reference": len(ref),
+        "matched": matched,
+        "tolerance": tolerance,
+        "wrong_values": sorted(wrong)[:20],
+        "missing": sorted(ref.keys() - pred.keys())[:20],
+    }
+
+
+@metric("json_valid", 1, "Prediction is JSON exactly when the real result is.", symmetric=True)
+def json_valid(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """1.0 when the prediction parses as JSON exactly when the reference does."""
+    _, pred_error = load(pair.predicted)
+    _, ref_error = load(pair.reference)
+    details: dict[str, Any] = {"reference_is_json": ref_error is None}
+    if pred_error is not None:
+        details["error"] = pred_error
+    return float((pred_error is None) == (ref_error is None)), details
+
+
+@metric("json_kv_f1", 1, "Key/value F1 of the JSON leaves, exact values.", symmetric=True)
+def json_kv_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """Structural key/value F1 with exact leaf equality."""
+    return key_value_f1(pair.predicted, pair.reference, tolerance=0.0)
+
+
+@metric("json_kv_f1_tol10", 1, "Key/value F1, numbers within 10%.", symmetric=True)
+def json_kv_f1_tol10(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """Key/value F1 where numbers within 10% count as equal (the MCP judges' tolerance)."""
+    return key_value_f1(pair.predicted, pair.reference, tolerance=0.10)

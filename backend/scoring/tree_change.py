@@ -1,0 +1,104 @@
+"""Change sets between two states of a tree, and change F1.
+
+Scoring the predicted state against the real one rewards copying: most of a page survives an
+action, so a copy of the previous page already gets a high node F1. Change F1 compares what the
+prediction CHANGED with what really changed (RLVR-World's measure for web pages): nodes added,
+removed and updated between the previous state and each new state. A copy of the previous state
+changes nothing and scores 0 whenever the real state changed; when neither changed, both change
+sets are empty and the score is 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import islice
+from typing import Any
+
+from backend.scoring.nodes import Node, Signature, Tree
+from backend.scoring.tree_match import match_nodes
+
+CHANGE_MIN_SIMILARITY = 0.3
+"""Matched pairs at or below this similarity are unrelated nodes: a removal plus an addition,
+not an update. A node that keeps its role and id but not its name (similarity 1/3) is the same
+node updated; one that keeps only its role and some attributes is not."""
+
+Change = tuple[Any, ...]
+
+
+def changes(before: Tree | None, after: Tree) -> Counter[Change]:
+    """The multiset of changes from `before` to `after`.
+
+    An update is keyed by the old and the new signature, so a prediction earns it only by
+    turning the same node into the same new state; `before=None` (unknown previous state) makes
+    every node of `after` an addition.
+    """
+    new = after.nodes
+    if before is None:
+        return Counter(("added", node.signature()) for node in new)
+    old = before.nodes
+    matching = match_nodes(old, new, CHANGE_MIN_SIMILARITY)
+    matched_old = {i for i, _, _ in matching.pairs}
+    matched_new = {j for _, j, _ in matching.pairs}
+    found: Counter[Change] = Counter()
+    for i, j, _ in matching.pairs:
+        if old[i].signature() != new[j].signature():
+            found[("updated", old[i].signature(), new[j].signature())] += 1
+    for i, node in enumerate(old):
+        if i not in matched_old:
+            found[("removed", node.signature())] += 1
+    for j, node in enumerate(new):
+        if j not in matched_new:
+            found[("added", node.signature())] += 1
+    return found
+
+
+def _by_kind(found: Counter[Change]) -> dict[str, int]:
+    kinds: Counter[str] = Counter()
+    for change, count in found.items():
+        kinds[change[0]] += count
+    return dict(kinds)
+
+
+def _label(signature: Signature) -> str:
+    role, name, node_id, _, _ = signature
+    return Node(role=role, name=name, node_id=node_id).label()
+
+
+def _describe(change: Change) -> str:
+    """`updated [18] checkbox 'SQkB' (checked, focused)`: what a person reads in a report."""
+    kind, *signatures = change
+    text = f"{kind} {_label(signatures[0])}"
+    if kind == "updated":
+        old, new = signatures
+        old_attrs, new_attrs = dict(old[3]), dict(new[3])
+        fields = ["name"] if old[1] != new[1] else []
+        fields += sorted(
+            k for k in old_attrs.keys() | new_attrs.keys() if old_attrs.get(k) != new_attrs.get(k)
+        )
+        fields += ["bounds"] if old[4] != new[4] else []
+        text += f" ({', '.join(fields)})"
+    return text
+
+
+def change_f1(
+    previous: Tree | None, predicted: Tree, reference: Tree
+) -> tuple[float, dict[str, Any]]:
+    """F1 of the predicted change set against the real change set.
+
+    Returns:
+        (F1, details with counts per kind and up to ten missed and spurious changes).
+    """
+    predicted_changes = changes(previous, predicted)
+    real_changes = changes(previous, reference)
+    common = predicted_changes & real_changes
+    n_pred, n_real, n_common = (sum(c.values()) for c in (predicted_changes, real_changes, common))
+    value = 1.0 if n_pred == n_real == 0 else 2 * n_common / (n_pred + n_real)
+    return value, {
+        "changes_predicted": n_pred,
+        "changes_real": n_real,
+        "changes_matched": n_common,
+        "real_by_kind": _by_kind(real_changes),
+        "missed": [_describe(c) for c in islice((real_changes - common).elements(), 10)],
+        "spurious": [_describe(c) for c in islice((predicted_changes - common).elements(), 10)],
+        "previous_known": previous is not None,
+    }

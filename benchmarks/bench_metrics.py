@@ -1,0 +1,242 @@
+"""Time every metric on large inputs and compare patience diff with difflib on the same input.
+
+Inputs (built deterministically, each with a prediction that differs in a few percent of places
+and, for the tree, a previous state): a 10,000-line terminal log, a 5,000-node accessibility tree,
+a 2 MB HTML page shaped like a real one (inline script, style and JSON state, then ~15,000
+elements), the worst case of 2 MB of nothing but small elements (~78,000), a 1 MB MCP JSON result
+and a 200-result search page. Each metric is timed on a fresh pair, so parsing is included, as
+median CPU time (stable on a shared machine) and wall time; peak traced memory comes from one
+more run. `(all, one parse)` is `score_observation`: every metric of the domain on one pair,
+which parses each observation once.
+
+Usage: python benchmarks/bench_metrics.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import random
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from functools import partial
+
+from backend.domains.base import get_domain
+from backend.scoring import score_observation
+from backend.scoring.base import METRICS, Metric, MetricResult, ObservationPair
+from backend.scoring.domain_sets import DOMAIN_SETS
+from backend.scoring.patience import align, similarity
+
+BUDGET_MS = 200.0
+Case = tuple[str, str, str, str, str | None]
+
+
+def terminal_log(rng: random.Random, n: int = 10_000) -> list[str]:
+    levels = ["INFO", "DEBUG", "WARN", "ERROR"]
+    return [
+        f"2024-05-01 10:{i // 600 % 60:02d}:{i // 10 % 60:02d} [{levels[i % 4]}] "
+        f"worker-{i % 7} pid={1000 + i % 97} processed /srv/data/file_{i}.csv "
+        f"in {rng.random():.3f}s rows={rng.randint(1, 9999)}"
+        for i in range(n)
+    ]
+
+
+def mutate(lines: list[str], rng: random.Random, rate: float = 0.05) -> list[str]:
+    """Drop, edit or follow with an extra line about `rate` of the lines."""
+    out = []
+    for line in lines:
+        roll = rng.random()
+        if roll < rate / 3:
+            continue
+        if roll < 2 * rate / 3:
+            out.append(line.replace("processed", "skipped"))
+        elif roll < rate:
+            out.extend([line, "Traceback (most recent call last): retrying"])
+        else:
+            out.append(line)
+    return out
+
+
+def axtree(n: int, rng: random.Random, changed: float = 0.0) -> str:
+    lines = ["RootWebArea 'Dashboard', focused"]
+    roles = ["link", "StaticText", "button", "row", "cell", "checkbox"]
+    for i in range(1, n):
+        role = roles[i % len(roles)]
+        name = f"item {i}" if rng.random() >= changed else f"edited {i}"
+        state = ", checked='true'" if role == "checkbox" and rng.random() < changed else ""
+        lines.append("\t" * (1 + i % 6) + f"[{i}] {role} '{name}', clickable{state}")
+    return "\n".join(lines)
+
+
+def html_cards(target_bytes: int, rng: random.Random, changed: float, description: int) -> str:
+    parts, i, size = [], 0, 0
+    while size < target_bytes:
+        text = f"Product {i}" if rng.random() >= changed else f"Sold out {i}"
+        words = " ".join(f"word{(i * 7 + k) % 97}" for k in range(description // 7))
+        card = (
+            f'<div class="card" id="c{i}"><h3>{text}</h3><p>{words} Price '
+            f'<b>{i % 90}.99</b> EUR</p><a href="/p/{i}">details</a>'
+            f'<input type="checkbox" name="pick{i}"></div>'
+        )
+        parts.append(card)
+        size += len(card)
+        i += 1
+    return "".join(parts)
+
+
+def html_page(target_bytes: int, rng: random.Random, changed: float = 0.0) -> str:
+    """A 2 MB page shaped like a real one: ~45% inline script, style and JSON state, then markup."""
+    script = "function f%d(a){return a.map(x=>x*%d).filter(Boolean);}\n"
+    head = (
+        "<html><head><title>Catalogue</title><style>"
+        + "".join(f".c{i}{{margin:{i % 9}px;color:#{i % 4096:03x}}}\n" for i in range(6_000))
+        + "</style><script>"
+        + "".join(script % (i, i) for i in range(11_000))
+        + '</script><script type="application/json">'
+        + json.dumps({"state": [{"id": i, "price": i % 90} for i in range(6_000)]})
+        + "</script></head><body>"
+    )
+    return head + html_cards(target_bytes - len(head), rng, changed, 250) + "</body></html>"
+
+
+def html_dense(target_bytes: int, rng: random.Random, changed: float = 0.0) -> str:
+    """The worst case: 2 MB of nothing but small elements (about 78,000 of them)."""
+    body = html_cards(target_bytes, rng, changed, 0)
+    return f"<html><head><title>Catalogue</title></head><body>{body}</body></html>"
+
+
+def mcp_json(rng: random.Random, n: int, changed: float = 0.0) -> str:
+    users = [
+        {"id": i, "name": f"user {i}", "balance": round(i * 1.5 + (rng.random() < changed), 2)}
+        for i in range(n)
+    ]
+    return json.dumps({"content": [{"type": "text", "text": json.dumps({"users": users})}]})
+
+
+def search_page(n: int, rng: random.Random, changed: float = 0.0) -> str:
+    return "\n\n".join(
+        f"[{i}] https://site{i if rng.random() >= changed else i + 1000}.com/page\n"
+        f"Title: Result {i}\nSnippet: about topic {i}\nDate: 2024-01-01"
+        for i in range(1, n + 1)
+    )
+
+
+def cases() -> list[Case]:
+    """(label, domain, predicted, reference, previous) for every large input."""
+    rng = random.Random(0)
+    log = terminal_log(rng)
+    return [
+        ("terminal log 10k lines", "terminal", "\n".join(mutate(log, rng)), "\n".join(log), None),
+        (
+            "axtree 5,000 nodes",
+            "web",
+            axtree(5_000, random.Random(2), 0.04),
+            axtree(5_000, random.Random(3), 0.03),
+            axtree(5_000, random.Random(1)),
+        ),
+        (
+            "HTML 2 MB page",
+            "web",
+            html_page(2_000_000, random.Random(4), 0.03),
+            html_page(2_000_000, random.Random(5), 0.02),
+            None,
+        ),
+        (
+            "HTML 2 MB dense (worst)",
+            "web",
+            html_dense(2_000_000, random.Random(4), 0.03),
+            html_dense(2_000_000, random.Random(5), 0.02),
+            None,
+        ),
+        (
+            "MCP JSON 1 MB",
+            "mcp",
+            mcp_json(random.Random(6), 12_000, 0.05),
+            mcp_json(rng, 12_000),
+            None,
+        ),
+        ("search 200 results", "search", search_page(200, rng, 0.1), search_page(200, rng), None),
+    ]
+
+
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median (CPU ms, wall ms) over `repeat` runs; CPU time is stable on a shared machine."""
+    cpu, wall = [], []
+    for _ in range(repeat):
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        fn()
+        cpu.append((time.process_time() - start_cpu) * 1000)
+        wall.append((time.perf_counter() - start_wall) * 1000)
+    return statistics.median(cpu), statistics.median(wall)
+
+
+def peak_mb(fn: Callable[[], object]) -> float:
+    tracemalloc.start()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1e6
+
+
+def score(metric: Metric, kind: str, case: Case) -> MetricResult:
+    _, _, predicted, reference, previous = case
+    return metric(ObservationPair(kind, predicted, reference, previous))
+
+
+def metric_table(repeat: int) -> None:
+    print(f"{'input':<24} {'metric':<21} {'cpu ms':>7} {'wall ms':>7} {'peak MB':>7} {'value':>6}")
+    for case in cases():
+        label, domain = case[0], case[1]
+        kind = get_domain(domain).observation_kind
+        for name in DOMAIN_SETS.get(domain).metrics:
+            run = partial(score, METRICS.get(name), kind, case)
+            cpu, wall = timed(run, repeat)
+            over = "" if cpu <= BUDGET_MS else f"  over {BUDGET_MS:.0f} ms"
+            print(
+                f"{label:<24} {name:<21} {cpu:>7.1f} {wall:>7.1f} {peak_mb(run):>7.1f} "
+                f"{run().value:>6.3f}{over}"
+            )
+        everything = partial(score_observation, domain, *case[2:])
+        cpu, wall = timed(everything, repeat)
+        peak = peak_mb(everything)
+        print(f"{label:<24} {'(all, one parse)':<21} {cpu:>7.1f} {wall:>7.1f} {peak:>7.1f}")
+
+
+def patience_vs_difflib(repeat: int) -> None:
+    print("\npatience vs difflib, same line sequences, same run (CPU ms):")
+    rng = random.Random(0)
+    log = terminal_log(rng)
+    inputs = (
+        ("terminal log 10k lines", mutate(log, rng), log),
+        (
+            "axtree 5,000 nodes",
+            axtree(5_000, random.Random(2), 0.04).split("\n"),
+            axtree(5_000, random.Random(3), 0.03).split("\n"),
+        ),
+    )
+    for label, a_lines, b_lines in inputs:
+        matcher = partial(difflib.SequenceMatcher, None, a_lines, b_lines, autojunk=False)
+        align_ms, _ = timed(partial(align, a_lines, b_lines), repeat)
+        blocks_ms, _ = timed(lambda m=matcher: m().get_matching_blocks(), repeat)
+        a, b = "\n".join(a_lines), "\n".join(b_lines)
+        similarity_ms, _ = timed(partial(similarity, a, b), repeat)
+        print(
+            f"{label:<24} alignment: patience {align_ms:.1f} / difflib {blocks_ms:.1f} = "
+            f"{align_ms / blocks_ms:.3f}; patience similarity {similarity(a, b)[0]:.3f} in "
+            f"{similarity_ms:.1f} ms vs difflib ratio {matcher().ratio():.3f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Time every metric on large inputs.")
+    parser.add_argument("--repeat", type=int, default=3)
+    repeat = parser.parse_args().repeat
+    metric_table(repeat)
+    patience_vs_difflib(repeat)
+
+
+if __name__ == "__main__":
+    main()
