@@ -137,8 +137,7 @@ def test_sigint_then_resume(tmp_path: Path) -> None:
             break
         time.sleep(0.02)
     _, stderr = process.communicate(timeout=120)
-    # 130 is the contract; app.cli currently drops typer's returned 130 and exits 0.
-    assert process.returncode in (0, 130), stderr.decode()
+    assert process.returncode == 130, stderr.decode()
     before = lines(items_file)
     assert 20 <= len(before) < 2 * len(load_items("bundled"))  # really cut short
 
