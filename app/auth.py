@@ -1,74 +1,64 @@
 """Who may use the app and with which role: password logins, Hugging Face login, admins.
 
-Read from `AWP_*` variables like every setting (kept here until merged into `Settings`). With no
-users configured the app has no login page; people are then "anonymous" with `anonymous_role`.
+The users, admins and roles are fields of `Settings`. With no users configured the app has no
+login page; people are then "anonymous" with `anonymous_role`.
 """
 
 from __future__ import annotations
 
 import hmac
+import importlib.util
+import logging
 import os
-from typing import Literal
 
 import gradio as gr
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.settings import Settings
 from ui.users import User
+
+logger = logging.getLogger(__name__)
 
 ANONYMOUS = "anonymous"
 
 
-class AuthSettings(BaseSettings):
-    """Login and role settings."""
+def credentials(settings: Settings) -> dict[str, str]:
+    """The configured logins, name -> password."""
+    pairs = (item.split(":", 1) for item in settings.users.get_secret_value().split(","))
+    return {name.strip(): secret for name, secret, *_ in (p for p in pairs if len(p) == 2)}
 
-    model_config = SettingsConfigDict(env_prefix="AWP_", env_file=".env", extra="ignore")
 
-    users: SecretStr = Field(
-        default=SecretStr(""),
-        description="Password logins as `name:password` pairs separated by commas; empty means "
-        "no login page.",
+def admin_names(settings: Settings) -> set[str]:
+    """User names with the admin role."""
+    return {name.strip() for name in settings.admins.split(",") if name.strip()}
+
+
+def offers_hf_login(settings: Settings) -> bool:
+    """Whether to show the Hugging Face login button (Spaces set SPACE_ID).
+
+    Gradio's OAuth needs the `gradio[oauth]` extra (authlib); without it the button is left
+    out with a warning rather than stopping the app from starting.
+    """
+    wanted = (
+        settings.hf_login if settings.hf_login is not None else bool(os.environ.get("SPACE_ID"))
     )
-    admins: str = Field(
-        default="",
-        description="Comma-separated user names with the admin role (export, everyone's progress).",
-    )
-    anonymous_role: Literal["annotator", "admin"] = Field(
-        default="admin",
-        description="Role of people who are not logged in: admin suits a personal machine, "
-        "annotator a public Space.",
-    )
-    hf_login: bool | None = Field(
-        default=None,
-        description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",
-    )
-
-    def credentials(self) -> dict[str, str]:
-        """The configured logins, name -> password."""
-        pairs = (item.split(":", 1) for item in self.users.get_secret_value().split(","))
-        return {name.strip(): secret for name, secret, *_ in (p for p in pairs if len(p) == 2)}
-
-    def admin_names(self) -> set[str]:
-        """User names with the admin role."""
-        return {name.strip() for name in self.admins.split(",") if name.strip()}
-
-    def offers_hf_login(self) -> bool:
-        """Whether to show the Hugging Face login button (Spaces set SPACE_ID)."""
-        return self.hf_login if self.hf_login is not None else bool(os.environ.get("SPACE_ID"))
+    if wanted and importlib.util.find_spec("authlib") is None:
+        logger.warning("Hugging Face login needs `pip install 'gradio[oauth]'`; left out.")
+        return False
+    return wanted
 
 
 class Auth:
     """Checks passwords and tells who is behind a request.
 
     Args:
-        settings: the auth settings.
+        settings: the process settings (users, admins, anonymous role, HF login).
     """
 
-    def __init__(self, settings: AuthSettings) -> None:
-        self._logins = settings.credentials()
-        self._admins = settings.admin_names()
+    def __init__(self, settings: Settings) -> None:
+        self._logins = credentials(settings)
+        self._admins = admin_names(settings)
         self._anonymous_admin = settings.anonymous_role == "admin"
-        self.hf_login = settings.offers_hf_login()
+        self.hf_login = offers_hf_login(settings)
 
     @property
     def requires_login(self) -> bool:

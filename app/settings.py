@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -60,6 +61,24 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", description="Address the web app listens on.")
     port: int = Field(default=7860, description="Port the web app listens on.")
+    users: SecretStr = Field(
+        default=SecretStr(""),
+        description="Password logins as `name:password` pairs separated by commas; empty means "
+        "no login page.",
+    )
+    admins: str = Field(
+        default="",
+        description="Comma-separated user names with the admin role (export, everyone's progress).",
+    )
+    anonymous_role: Literal["annotator", "admin"] = Field(
+        default="admin",
+        description="Role of people who are not logged in: admin suits a personal machine, "
+        "annotator a public Space.",
+    )
+    hf_login: bool | None = Field(
+        default=None,
+        description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",
+    )
 
     def engine_config(self, name: str | None = None, model: str | None = None) -> EngineConfig:
         """The engine configuration for `name` (default engine when None)."""

@@ -7,25 +7,36 @@ empty, migrates) the database, loads the bundled recordings into it once, and bu
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 import gradio as gr
+from huggingface_hub import get_token
 
-from app.auth import Auth, AuthSettings
+from app.auth import Auth
 from app.context import AppContext
 from app.settings import Settings
 from backend.data.bundled import load_bundled
+from backend.domains.base import PromptContext
 from backend.engines import load_builtin_engines
 from backend.engines.base import ENGINES
+from backend.export.records import ExportContext
+from storage.annotations import (
+    AnnotationQueue,
+    AnnotationStore,
+    annotator_progress,
+    domain_progress,
+)
+from storage.export_source import iter_export_records
 from storage.migrate import open_database
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
 from ui.app import build_blocks
-from ui.services import EngineChoice, Services
+from ui.services import IN_PROCESS_ENGINES, EngineChoice, Progress, Services
+from ui.shortcuts import SCRIPT
 from ui.theme import CSS, theme
 
 logger = logging.getLogger(__name__)
 
-IN_PROCESS_ENGINES = frozenset({"transformers", "vllm"})
 QUEUE_MAX_SIZE = 64
 DEFAULT_CONCURRENCY = 8
 
@@ -49,7 +60,8 @@ def simulate_concurrency(settings: Settings) -> int:
 def build_services(settings: Settings, context: AppContext, auth: Auth) -> Services:
     """Open the stores and bundle everything the pages call."""
     database = open_database(settings.resolved_database_url())
-    trajectories = TrajectoryStore(database.session_factory)
+    factory = database.session_factory
+    trajectories = TrajectoryStore(factory)
     added = seed_bundled(trajectories)
     if added:
         logger.info("loaded %d bundled trajectories into the database", added)
@@ -63,18 +75,29 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
     )
     return Services(
         simulator=context.simulator,
+        engine=context.engine,
+        data_dir=settings.data_dir,
         defaults=defaults,
         engines=tuple(ENGINES.names()),
         trajectories=trajectories,
-        sessions=SessionStore(database.session_factory),
+        sessions=SessionStore(factory),
+        queue=AnnotationQueue(factory),
+        annotations=AnnotationStore(factory),
+        progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
+        export_records=partial(iter_export_records, factory),
+        export_context=ExportContext(
+            system_prompt=lambda name: context.prompts.system_prompt(name, PromptContext())
+        ),
+        can_push=bool(get_token()),
         identify=auth.identify,
         simulate_concurrency=simulate_concurrency(settings),
+        hf_login=auth.hf_login,
     )
 
 
 def build_app(settings: Settings, auth: Auth | None = None) -> gr.Blocks:
     """Build the queued Gradio app for `settings` (not launched)."""
-    auth = auth or Auth(AuthSettings())
+    auth = auth or Auth(settings)
     services = build_services(settings, AppContext(settings), auth)
     blocks = build_blocks(services)
     return blocks.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
@@ -88,7 +111,7 @@ def launch(settings: Settings, auth: Auth | None = None, *, block: bool = True) 
         auth: logins and roles; read from the environment when None.
         block: wait until the server stops (the CLI); False returns once it listens (tests).
     """
-    auth = auth or Auth(AuthSettings())
+    auth = auth or Auth(settings)
     blocks = build_app(settings, auth)
     blocks.launch(
         server_name=settings.host,
@@ -97,6 +120,7 @@ def launch(settings: Settings, auth: Auth | None = None, *, block: bool = True) 
         auth_message="Sign in with the name and password you were given.",
         theme=theme(),
         css=CSS,
+        head=SCRIPT,
         ssr_mode=False,
         show_error=False,
         prevent_thread_lock=not block,

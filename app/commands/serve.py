@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,7 +16,9 @@ def serve(
     """Serve the playground at http://HOST:PORT until interrupted."""
     from app.web import launch
 
-    overrides = {k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+    overrides: dict[str, Any] = {
+        key: value for key, value in {"host": host, "port": port}.items() if value is not None
+    }
     settings = Settings(**overrides)
     typer.echo(f"AgentWorld Playground on http://{settings.host}:{settings.port}")
     launch(settings)

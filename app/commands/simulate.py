@@ -127,7 +127,7 @@ def simulate(
         }.items()
         if value is not None
     }
-    settings = Settings(**overrides)
+    settings = Settings().model_copy(update=overrides)
     context = AppContext(settings)
     try:
         simulator = context.simulator(engine, model, base_url)

@@ -1,0 +1,121 @@
+"""`awp annotations import|list|progress`: corrections made elsewhere, and what is stored."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.settings import Settings
+from backend.errors import BadInputError
+
+annotations_app = typer.Typer(
+    help="Annotations: import corrections, list them, show progress.", no_args_is_help=True
+)
+
+
+def _database() -> Any:
+    from storage.migrate import open_database
+
+    return open_database(Settings().resolved_database_url())
+
+
+@annotations_app.command("import")
+def import_file(
+    file: Annotated[Path, typer.Argument(help="JSONL file, one annotation per line.")],
+    source: Annotated[str, typer.Option(help="Recorded as the annotations' source.")] = "import",
+) -> None:
+    """Import annotations (prediction_id, annotator, corrected_observation, ratings, ...).
+
+    Every line is validated first; one bad line refuses the whole file, listing the bad lines.
+    """
+    from storage.annotations import AnnotationStore, parse_import_file
+
+    rows = parse_import_file(file)
+    database = _database()
+    try:
+        result = AnnotationStore(database.session_factory).import_rows(rows, source=source)
+    except BadInputError as exc:
+        raise BadInputError(f"{file}: {exc}") from None
+    finally:
+        database.dispose()
+    typer.echo(
+        f"Imported {len(rows)} rows from {file}: {result.created} new annotations, "
+        f"{result.updated} updated (earlier versions kept in the history)."
+    )
+
+
+@annotations_app.command("list")
+def list_annotations(
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    annotator: Annotated[str | None, typer.Option(help="Only this annotator.")] = None,
+    prediction: Annotated[int | None, typer.Option(help="Only this prediction id.")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many, newest first.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """List stored annotations, most recently edited first."""
+    from storage.annotations import AnnotationStore
+
+    database = _database()
+    try:
+        found = AnnotationStore(database.session_factory).list_annotations(
+            prediction, annotator, domain, limit
+        )
+    finally:
+        database.dispose()
+    for record in found:
+        if as_json:
+            typer.echo(json.dumps(asdict(record), default=str, ensure_ascii=False))
+            continue
+        ratings = "".join(str(v) if v is not None else "-" for v in record.ratings.values())
+        verdict = {True: "accept", False: "reject", None: "-"}[record.accept]
+        text = record.corrected_observation.replace("\n", " ")[:50]
+        tags = ",".join(record.tags) or "-"
+        typer.echo(
+            f"#{record.annotation_id} prediction {record.prediction_id} by {record.annotator} "
+            f"v{record.version} {verdict} ratings {ratings} tags {tags}: {text}"
+        )
+    if not found and not as_json:
+        typer.echo("No annotations match.")
+
+
+@annotations_app.command("progress")
+def progress(
+    annotator: Annotated[str | None, typer.Option(help="Only this annotator.")] = None,
+) -> None:
+    """Show annotation progress per domain and annotator, and inter-annotator agreement."""
+    from storage.annotations import agreement, annotator_progress, domain_progress
+
+    database = _database()
+    try:
+        domains = domain_progress(database.session_factory)
+        people = annotator_progress(database.session_factory, annotator)
+        overall, by_domain = agreement(database.session_factory, annotator)
+    finally:
+        database.dispose()
+    for d in domains:
+        typer.echo(
+            f"{d.domain}: {d.annotated}/{d.predictions} predictions annotated, "
+            f"{d.annotated_twice} by two or more"
+        )
+    for p in people:
+        typer.echo(
+            f"  {p.annotator} [{p.domain}]: {p.annotated} "
+            f"({p.accepted} accepted, {p.rejected} rejected)"
+        )
+    for name, result in [("overall", overall), *by_domain.items()]:
+        if not result.pairs:
+            continue
+        dims = ", ".join(f"{dim} {a.exact:.0%}" for dim, a in result.dimensions.items())
+        accept = "-" if result.accept is None else f"{result.accept:.0%}"
+        typer.echo(
+            f"agreement {name}: {result.pairs} pairs, accept {accept}, exact ratings: {dims or '-'}"
+        )
+
+
+def register(cli: typer.Typer) -> None:
+    """Mount `awp annotations`."""
+    cli.add_typer(annotations_app, name="annotations")

@@ -1,0 +1,90 @@
+"""`awp export`: stored predictions and annotations as SFT/DPO/KTO/reward/AgentWorldBench data."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.settings import Settings
+from backend.errors import BadInputError
+
+
+def parse_since(value: str | None) -> datetime | None:
+    """An ISO date or date-time; naive values are UTC.
+
+    Raises:
+        BadInputError: not an ISO date.
+
+    """
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise BadInputError(
+            f"--since must be an ISO date like 2026-01-31; got {value!r}."
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def export(
+    export_format: Annotated[
+        str, typer.Option("--format", help="sft, dpo, kto, reward or agentworldbench.")
+    ],
+    out: Annotated[
+        Path, typer.Option(help="Output: .jsonl, .parquet, or a folder (datasets save_to_disk).")
+    ],
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    since: Annotated[
+        str | None, typer.Option(help="Only data made or annotated since this ISO date.")
+    ] = None,
+    min_rating: Annotated[
+        float | None,
+        typer.Option(help="Only annotations whose mean rating (1-5) is at least this."),
+    ] = None,
+    push: Annotated[
+        str | None, typer.Option(help="Also upload to this Hub dataset repo (needs a token).")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Hub token (default: HF_TOKEN or `hf auth login`).")
+    ] = None,
+) -> None:
+    """Export stored data for RL and fine-tuning, streaming (memory flat in the row count)."""
+    from backend.domains.base import PromptContext
+    from backend.domains.prompts import PromptLibrary
+    from backend.export.builders import FORMATS
+    from backend.export.records import ExportContext
+    from backend.export.service import export as run_export
+    from storage.export_source import ExportQuery, iter_export_records
+    from storage.migrate import open_database
+
+    if min_rating is not None and not 1 <= min_rating <= 5:
+        raise BadInputError(f"--min-rating must be between 1 and 5; got {min_rating}.")
+    settings = Settings()
+    chosen = FORMATS.get(export_format)
+    query = ExportQuery(
+        domain=domain,
+        since=parse_since(since),
+        min_rating=min_rating,
+        annotated_only=chosen.needs_annotation,
+    )
+    prompts = PromptLibrary(settings.prompts_dir)
+    ctx = ExportContext(system_prompt=lambda name: prompts.system_prompt(name, PromptContext()))
+    filters = {"domain": domain, "since": since, "min_rating": min_rating}
+    database = open_database(settings.resolved_database_url())
+    try:
+        records = iter_export_records(database.session_factory, query)
+        summary = run_export(chosen.name, records, out, ctx, filters, push, token)
+    finally:
+        database.dispose()
+    typer.echo(f"Wrote {summary.rows} {summary.format} rows to {summary.path} ({summary.kind}).")
+    if summary.pushed_to:
+        typer.echo(f"Pushed to {summary.pushed_to}")
+
+
+def register(cli: typer.Typer) -> None:
+    """Mount `awp export`."""
+    cli.command("export")(export)

@@ -1,0 +1,76 @@
+"""Browser-test fixtures: Debian's Chromium under Playwright, the app, screenshots to artifacts.
+
+Chromium comes from apt (`/usr/bin/chromium`), never from `playwright install`; when it is
+missing, the first browser test tries `apt-get install -y chromium` and skips if that fails.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.app_server import RunningApp, start_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+]
+VIEWPORT = {"width": 1440, "height": 1000}
+
+
+def ensure_chromium() -> Path:
+    """Return Chromium's path, installing the Debian package first when it is missing."""
+    if not CHROMIUM.exists() and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "chromium"], capture_output=True, check=False)
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed and could not be installed with apt-get")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = ensure_chromium()
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(executable), headless=True, args=ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    running = start_app(tmp_path_factory.mktemp("browser-app"))
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def page(browser, app: RunningApp) -> Iterator:
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    yield tab
+    context.close()
+
+
+@pytest.fixture
+def shot() -> callable:
+    """Save a full-page screenshot under tests/artifacts/<name>.png."""
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def save(page, name: str) -> Path:
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

@@ -1,0 +1,44 @@
+"""What a person does on each page, as Playwright steps (shared by the browser tests)."""
+
+from __future__ import annotations
+
+import time
+
+
+def open_app(page, url: str) -> float:
+    """Load the app; returns seconds until the Step button is visible."""
+    started = time.perf_counter()
+    page.goto(url)
+    page.locator("#pg-step").wait_for(state="visible")
+    return time.perf_counter() - started
+
+
+def choose(page, dropdown: str, option: str) -> None:
+    """Pick `option` in the Gradio dropdown with element id `dropdown`."""
+    page.locator(f"#{dropdown} input").click()
+    page.get_by_role("option", name=option, exact=False).first.click()
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+
+
+def wait_for_text(page, selector: str, text: str, timeout_ms: int = 30_000) -> None:
+    """Wait until the element's text (or a field's value) contains `text`."""
+    page.wait_for_function(
+        "([selector, text]) => { const el = document.querySelector(selector);"
+        " return ((el?.value ?? el?.innerText) || '').includes(text); }",
+        arg=[selector, text],
+        timeout=timeout_ms,
+    )
+
+
+def step(page) -> None:
+    """Press Step and wait until the step is stored."""
+    page.locator("#pg-step").click()
+    wait_for_text(page, "#pg-status", "Stored as prediction")
+
+
+def rate(page, ratings: dict[str, str]) -> None:
+    for name, value in ratings.items():
+        page.locator(f"#an-rate-{name} label", has_text=value).first.click()

@@ -1,0 +1,134 @@
+"""The full loop through the app's named endpoints with gradio_client: simulate, annotate, export.
+
+Baseline engines keep it fast: these tests are about the UI plumbing, not the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from storage.sessions import SessionStore
+from tests.support.app_server import RunningApp, named, start_app
+
+TERMINAL = "mkrww/errors"
+CORRECTED = "cat: /nonexistent_file_xyz: No such file or directory"
+RATINGS = {"format": "5", "factuality": "2", "consistency": "4", "realism": "3", "quality": "2"}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    running = start_app(tmp_path_factory.mktemp("ui-loop"))
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def client(app: RunningApp) -> Client:
+    return Client(app.url, verbose=False)
+
+
+def load(client: Client, trajectory: str = TERMINAL, domain: str = "terminal", start: int = 0):
+    return named(client.predict(domain, trajectory, start, api_name="/load_turn"))
+
+
+def prediction_id(out: dict) -> int:
+    """The stored prediction's id, as the step's status line reports it."""
+    return int(re.search(r"prediction #(\d+)", out["status"]).group(1))
+
+
+def test_every_event_is_a_named_endpoint(client: Client):
+    endpoints = set(client.view_api(return_format="dict", print_info=False)["named_endpoints"])
+    expected = {
+        "/select_domain", "/load_turn", "/step", "/validate_action", "/rewind", "/branch",
+        "/replay_load", "/replay_run", "/annotate_next", "/annotate_submit", "/export_preview",
+        "/export_file", "/bench_run", "/whoami",
+    }  # fmt: skip
+    assert expected <= endpoints
+
+
+def test_recorded_step_shows_prediction_and_real_state(client: Client):
+    loaded = load(client)
+    assert '"keystrokes": "cat /nonexistent_file_xyz\\n"' in loaded["action"]
+    out = named(client.predict(loaded["action"], engine="oracle", api_name="/step"))
+    assert CORRECTED in out["predicted"] and CORRECTED in out["real"]
+    assert "Identical." in out["diff"]
+    assert "1.00" in out["scores"]
+    assert out["timeline"]["data"][0][2] == "oracle"
+    assert "exit=$?" in out["action"]  # the recording's next action is pre-filled
+
+
+def test_bad_action_is_refused_before_the_engine(client: Client, app: RunningApp):
+    load(client)
+    message = client.predict("not json", api_name="/validate_action")
+    assert "not valid JSON" in message
+    with pytest.raises(Exception, match="not valid JSON") as caught:
+        client.predict("not json", engine="persistence", api_name="/step")
+    assert "Traceback" not in str(caught.value)
+
+
+def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
+    loaded = load(client)
+    stepped = named(client.predict(loaded["action"], engine="persistence", api_name="/step"))
+    assert CORRECTED in stepped["real"]
+    item = client.predict(prediction_id(stepped), api_name="/annotate_open")
+    assert "persistence" in item[0]
+    saved = client.predict(
+        corrected=CORRECTED, **RATINGS, verdict="reject", tags=["stale copy of the previous state"],
+        notes="copied the empty screen", domain="terminal", api_name="/annotate_submit",
+    )  # fmt: skip
+    assert any("Saved version 1" in str(value) for value in saved)
+    count, preview = client.predict(format="dpo", domain="terminal", since="", min_rating=0,
+                                    api_name="/export_preview")  # fmt: skip
+    assert count.startswith("**") and json.loads(preview)
+    path, message = client.predict("jsonl", format="dpo", domain="terminal", since="",
+                                   min_rating=0, api_name="/export_file")  # fmt: skip
+    rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    assert "rows" in message and rows
+    row = next(r for r in rows if r["engine"] == "persistence")
+    assert row["chosen"][-1]["content"].endswith(CORRECTED)
+    assert CORRECTED not in row["rejected"][-1]["content"]
+    assert row["annotator"] == "anonymous"
+    assert row["prompt"][0]["role"] == "system"
+
+
+def test_every_step_is_stored(client: Client, app: RunningApp):
+    loaded = load(client, start=2)
+    client.predict(loaded["action"], engine="persistence", api_name="/step")
+    database = app.database()
+    try:
+        sessions = SessionStore(database.session_factory).list_sessions(domain="terminal")
+        stored = SessionStore(database.session_factory).load_session(sessions[0].id)
+    finally:
+        database.dispose()
+    assert len(stored.steps) == 3  # two recorded turns of history, then the simulated one
+    assert stored.steps[0].origin == "recorded" and stored.steps[2].prediction is not None
+
+
+def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
+    client.predict("web", api_name="/replay_domain")
+    loaded = client.predict("miniwob/click-checkboxes_20", api_name="/replay_load")
+    assert "3 turns" in loaded[0]
+    strip, *_ = client.predict(1, engine="oracle", history_mode="closed_loop",
+                               api_name="/replay_run")  # fmt: skip
+    assert strip.count("awp-cell awp-good") == 3
+    assert "oracle · closed_loop" in strip
+    pending = client.predict("web", api_name="/annotate_next")
+    assert "#" in pending[0] and "oracle" in pending[0]
+
+
+def test_benchmark_run_lists_the_run(client: Client):
+    status, table, chart, past, _ = client.predict(
+        "bundled", ["persistence", "oracle"], "(no judge)", 6, "teacher_forced",
+        api_name="/bench_run",
+    )  # fmt: skip
+    assert "Finished" in status
+    engines = [row[0] for row in table["value"]["data"]]
+    assert engines == ["persistence", "oracle"]
+    assert chart.endswith(".png")
+    assert past["value"]["data"][0][3] == "persistence, oracle"

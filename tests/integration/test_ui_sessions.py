@@ -1,0 +1,132 @@
+"""Playground sessions through the API: blank starts, rewind and branch, and how they are stored."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from gradio_client import Client
+
+from backend.errors import BadInputError
+from storage.sessions import SessionStore
+from tests.support.app_server import RunningApp, named, start_app
+from ui.services import EngineChoice
+
+SCREEN = "user@host:~$ "
+LS = '[{"keystrokes": "ls\\n", "duration": 0.5}]'
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    running = start_app(tmp_path_factory.mktemp("ui-sessions"))
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def client(app: RunningApp) -> Client:
+    return Client(app.url, verbose=False)
+
+
+def session_id(out: dict) -> int:
+    return int(re.search(r"of session #(\d+)", out["status"]).group(1))
+
+
+def stored(app: RunningApp, session: int):
+    database = app.database()
+    try:
+        return SessionStore(database.session_factory).load_session(session)
+    finally:
+        database.dispose()
+
+
+def step(client: Client, action: str = LS, **engine: str) -> dict:
+    return named(client.predict(action, **{"engine": "persistence", **engine}, api_name="/step"))
+
+
+def test_blank_start_predicts_without_a_real_state(client: Client):
+    named(client.predict("terminal", SCREEN, api_name="/start_blank"))
+    out = step(client)
+    assert SCREEN.strip() in out["predicted"]  # persistence repeats the previous screen
+    assert "off the recording" in out["real"]
+    assert "no scores" in out["scores"]
+    assert out["timeline"]["data"][0][3] == "unknown"
+
+
+def test_rewind_then_step_branches_and_keeps_the_original(client: Client, app: RunningApp):
+    client.predict("terminal", SCREEN, api_name="/start_blank")
+    step(client)
+    first = step(client)
+    original = session_id(first)
+    rewound = named(client.predict(1, api_name="/rewind"))
+    assert rewound["position"] == 1 and len(rewound["timeline"]["data"]) == 1
+    after = step(client)
+    branch = session_id(after)
+    assert branch != original
+    assert len(stored(app, original).steps) == 2
+    continued = stored(app, branch)
+    assert continued.parent_session_id == original and len(continued.steps) == 2
+
+
+def test_branch_is_stored_at_once(client: Client, app: RunningApp):
+    client.predict("terminal", SCREEN, api_name="/start_blank")
+    original = session_id(step(client))
+    step(client)
+    branched = named(client.predict(1, engine="persistence", api_name="/branch"))
+    new = session_id(branched)
+    assert new != original
+    assert stored(app, new).branched_at == 1
+
+
+def test_changing_engine_continues_in_a_branch(client: Client, app: RunningApp):
+    loaded = named(client.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
+    first = step(client, loaded["action"])
+    second = step(client, first["action"], engine="oracle")
+    assert session_id(second) != session_id(first)
+    assert stored(app, session_id(second)).engine == "oracle"
+
+
+def test_unknown_trajectory_is_a_clear_error(client: Client):
+    with pytest.raises(Exception, match="does not exist") as caught:
+        client.predict("terminal", "no/such/recording", 0, api_name="/load_turn")
+    assert "Traceback" not in str(caught.value)
+
+
+def test_trajectory_of_another_domain_is_refused(client: Client):
+    with pytest.raises(Exception, match="not in the web domain"):
+        client.predict("web", "mkrww/errors", 0, api_name="/load_turn")
+
+
+def test_bad_sampling_settings_are_explained():
+    with pytest.raises(BadInputError, match="Invalid sampling settings: max_new_tokens"):
+        EngineChoice.from_controls("persistence", "", "", "blind", 0.6, 0.95, 20, 0, -1)
+
+
+def test_annotating_an_unknown_step_records_the_real_state(client: Client, app: RunningApp):
+    client.predict("terminal", SCREEN, api_name="/start_blank")
+    out = step(client)
+    prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
+    client.predict(prediction, api_name="/annotate_open")
+    client.predict(corrected="file.txt\n" + SCREEN, format="4", factuality="4", consistency="4",
+                   realism="4", quality="4", verdict="reject", tags=[], notes="",
+                   domain="", api_name="/annotate_submit")  # fmt: skip
+    last = stored(app, session_id(out)).steps[-1]
+    assert last.origin == "annotator" and last.real_observation.startswith("file.txt")
+
+
+def test_stale_edit_is_refused_with_a_clear_message(client: Client, app: RunningApp):
+    client.predict("terminal", SCREEN, api_name="/start_blank")
+    out = step(client)
+    prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
+    ratings = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), "3")
+    fields = {**ratings, "verdict": "accept", "tags": [], "notes": "", "domain": ""}
+    client.predict(prediction, api_name="/annotate_open")
+    client.predict(corrected="first", **fields, api_name="/annotate_submit")
+    tab_a, tab_b = Client(app.url, verbose=False), Client(app.url, verbose=False)
+    tab_a.predict(prediction, api_name="/annotate_open")
+    tab_b.predict(prediction, api_name="/annotate_open")  # both read version 1
+    tab_a.predict(corrected="second", **fields, api_name="/annotate_submit")
+    with pytest.raises(Exception, match="version") as caught:
+        tab_b.predict(corrected="third", **fields, api_name="/annotate_submit")
+    assert "Traceback" not in str(caught.value)

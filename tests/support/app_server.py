@@ -1,0 +1,74 @@
+"""Launch the real app in-process on a free loopback port, over a temporary data dir and SQLite.
+
+Also names the outputs of the Playground endpoints, so tests read `out["real"]` rather than a
+positional index that changes whenever the page gains a component.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from app.auth import Auth
+from app.settings import Settings
+from app.web import launch
+from storage.db import Database
+
+STEP_OUTPUTS = (
+    "action", "position", "before", "status", "predicted", "real", "reasoning", "scores",
+    "diff", "timeline",
+)  # fmt: skip
+"""Outputs of /load_turn, /step, /rewind and /branch (the session state is hidden)."""
+
+
+def named(values: Sequence[Any], names: Sequence[str] = STEP_OUTPUTS) -> dict[str, Any]:
+    """Endpoint outputs keyed by name."""
+    return dict(zip(names, values, strict=True))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class RunningApp:
+    url: str
+    blocks: gr.Blocks
+    settings: Settings
+
+    def database(self) -> Database:
+        """A second connection to the app's database, to check what was stored."""
+        return Database(self.settings.resolved_database_url())
+
+    def close(self) -> None:
+        self.blocks.close()
+
+
+def start_app(
+    data_dir: Path, engine: str = "persistence", settings: dict[str, Any] | None = None, **auth: Any
+) -> RunningApp:
+    """Serve the app with `engine` as the default engine.
+
+    Args:
+        data_dir: the app's data directory (its SQLite database goes there).
+        engine: the default engine.
+        settings: other `Settings` fields.
+        auth: login and role fields of `Settings` (users, admins, anonymous_role).
+    """
+    config = Settings(
+        data_dir=data_dir,
+        engine=engine,
+        host="127.0.0.1",
+        port=free_port(),
+        **(settings or {}),
+        **auth,
+    )
+    blocks = launch(config, Auth(config), block=False)
+    return RunningApp(f"http://127.0.0.1:{config.port}/", blocks, config)

@@ -1,0 +1,1 @@
+"""One module per page: `render(...)` builds its components, `wire(...)` binds their events."""

@@ -1,0 +1,173 @@
+"""Playground page: pick a domain and a start, type actions, watch predictions against reality."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.domains.base import all_domains, get_domain
+from ui.errors import guarded
+from ui.pages import engine_panel, playground_view
+from ui.pages.engine_panel import EnginePanel
+from ui.play import Done, Playground
+from ui.services import Services
+from ui.session import PlaySession
+
+
+@dataclass(frozen=True)
+class PlaygroundPage:
+    """The page's components."""
+
+    state: gr.State
+    domain: gr.Dropdown
+    trajectory: gr.Dropdown
+    start: gr.Number
+    load: gr.Button
+    initial: gr.Textbox
+    blank: gr.Button
+    engine: EnginePanel
+    help: gr.Markdown
+    action: gr.Textbox
+    check: gr.Markdown
+    step: gr.Button
+    stop: gr.Button
+    view: playground_view.StepView
+    position: gr.Number
+    rewind: gr.Button
+    branch: gr.Button
+
+
+def render(services: Services) -> PlaygroundPage:
+    """Build the page (inside the caller's Tab)."""
+    first = all_domains()[0]
+    choices = playground_view.trajectory_choices(services.trajectories, first.name)
+    opening = choices[0][1] if choices else None
+    session = Playground(services).start(first.name, opening, 0)
+    state = gr.State(session)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=300, elem_classes="awp-side"):
+            domain = gr.Dropdown(
+                [(d.title, d.name) for d in all_domains()],
+                value=first.name,
+                label="Domain",
+                elem_id="pg-domain",
+            )
+            trajectory = gr.Dropdown(
+                choices, value=opening, label="Recorded trajectory", elem_id="pg-trajectory",
+                allow_custom_value=True,  # choices change per domain; the store checks the id
+            )  # fmt: skip
+            with gr.Row():
+                start = gr.Number(0, label="Start at turn", precision=0, minimum=0, scale=1)
+                load = gr.Button("Load", elem_id="pg-load", scale=1)
+            with gr.Accordion("Blank start", open=False):
+                initial = gr.Textbox(label="Initial state (optional)", lines=4)
+                blank = gr.Button("Start blank", elem_id="pg-blank")
+            engine = engine_panel.render(services.engines, services.defaults, "pg")
+        with gr.Column(scale=3):
+            help_md = gr.Markdown(
+                playground_view.action_help(first.name), label="Action help", elem_id="pg-help"
+            )
+            action = gr.Textbox(
+                playground_view.next_action(session), label="Action", lines=3, max_lines=12,
+                placeholder=first.example_action, elem_id="pg-action",
+            )  # fmt: skip
+            check = gr.Markdown("", label="Validation", elem_id="pg-check")
+            with gr.Row():
+                step = gr.Button("Step ▶", variant="primary", elem_id="pg-step", scale=3)
+                stop = gr.Button("Stop", variant="stop", elem_id="pg-stop", scale=1)
+            view = playground_view.render("pg", playground_view.present(session))
+            with gr.Row():
+                position = gr.Number(len(session.steps), label="Keep steps up to #", precision=0,
+                                     minimum=0)  # fmt: skip
+                rewind = gr.Button("Rewind", elem_id="pg-rewind")
+                branch = gr.Button("Branch a new session", elem_id="pg-branch")
+    return PlaygroundPage(
+        state, domain, trajectory, start, load, initial, blank, engine, help_md, action, check,
+        step, stop, view, position, rewind, branch,
+    )  # fmt: skip
+
+
+def wire(page: PlaygroundPage, services: Services) -> None:
+    """Bind the page's events to the playground service."""
+    playground = Playground(services)
+    shown = [page.state, page.action, page.position, *page.view.outputs]
+
+    def present(session: PlaySession) -> list[Any]:
+        return [session, playground_view.next_action(session), len(session.steps),
+                *playground_view.present(session)]  # fmt: skip
+
+    def select_domain(domain: str) -> list[Any]:
+        choices = playground_view.trajectory_choices(services.trajectories, domain)
+        shown_values = present(PlaySession(domain))
+        shown_values[1] = gr.Textbox(value="", placeholder=get_domain(domain).example_action)
+        first = choices[0][1] if choices else None
+        return [gr.Dropdown(choices=choices, value=first), playground_view.action_help(domain),
+                *shown_values]  # fmt: skip
+
+    def load(domain: str, trajectory_id: str | None, start: float | None) -> list[Any]:
+        return present(playground.start(domain, trajectory_id, int(start or 0)))
+
+    def start_blank(domain: str, initial: str) -> list[Any]:
+        return present(PlaySession(domain, initial_state=initial or None))
+
+    def validate(session: PlaySession, action: str) -> tuple:
+        if not action.strip():
+            return "", gr.Button(interactive=True)
+        problem = session.problem(action)
+        if problem:
+            return f"⚠️ {problem}", gr.Button(interactive=False)
+        return "✓ valid action", gr.Button(interactive=True)
+
+    def check_step(session: PlaySession, action: str, **controls: Any) -> list[dict]:
+        problem = session.problem(action)
+        valid = [gr.validate(True, "")] * len(controls)
+        return [gr.validate(True, ""), gr.validate(not problem, problem), *valid]
+
+    def step(session: PlaySession, action: str, request: gr.Request, **controls: Any):
+        user = services.identify(request)
+        choice = services.choose_engine(user, **controls)
+        for event in playground.step(session, action, choice, user.name):
+            if isinstance(event, Done):
+                yield present(event.session)
+            else:
+                yield [gr.skip()] * 3 + playground_view.streaming(event)
+
+    def rewind(session: PlaySession, keep: float | None) -> list[Any]:
+        return present(session.rewound(int(keep or 0)))
+
+    def branch(session: PlaySession, keep: float | None, request: gr.Request, **controls: Any):
+        user = services.identify(request)
+        choice = services.choose_engine(user, **controls)
+        return present(playground.branch(session, int(keep or 0), choice, user.name))
+
+    cheap: dict[str, Any] = {"concurrency_limit": None}
+    page.domain.change(
+        guarded(select_domain), [page.domain], [page.trajectory, page.help, *shown],
+        api_name="select_domain", **cheap,
+    )  # fmt: skip
+    start_inputs = [page.domain, page.trajectory, page.start]
+    page.trajectory.change(guarded(load), start_inputs, shown, api_name="load_trajectory", **cheap)
+    page.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
+    page.blank.click(
+        guarded(start_blank), [page.domain, page.initial], shown, api_name="start_blank", **cheap
+    )
+    page.action.change(
+        guarded(validate), [page.state, page.action], [page.check, page.step],
+        api_name="validate_action", trigger_mode="always_last", show_progress="hidden", **cheap,
+    )  # fmt: skip
+    stepping = page.step.click(
+        guarded(step), [page.state, page.action], shown, inputs_kwargs=page.engine.kwargs,
+        api_name="step", concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate", validator=check_step,
+        show_progress_on=[page.view.predicted],
+    )  # fmt: skip
+    page.stop.click(None, None, None, cancels=[stepping], api_name="stop_step", queue=False)
+    page.rewind.click(
+        guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap
+    )
+    page.branch.click(
+        guarded(branch), [page.state, page.position], shown, inputs_kwargs=page.engine.kwargs,
+        api_name="branch", **cheap,
+    )  # fmt: skip

@@ -1,0 +1,130 @@
+"""What the Playground shows for a session: the last step's states, diff, scores and timeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.domains.base import get_domain
+from storage.trajectories import TrajectoryStore
+from ui.play import Partial
+from ui.renderers import render as render_observation
+from ui.renderers import render_diff
+from ui.session import PlaySession
+from ui.views import TIMELINE_HEADERS, empty, scores_html, short, status_html, timeline_rows
+
+TASK_PREVIEW = 70
+
+
+@dataclass(frozen=True)
+class StepView:
+    """Components that show one step."""
+
+    before: gr.HTML
+    status: gr.HTML
+    predicted: gr.HTML
+    real: gr.HTML
+    reasoning: gr.HTML
+    scores: gr.HTML
+    diff: gr.HTML
+    timeline: gr.Dataframe
+
+    @property
+    def outputs(self) -> list[gr.components.Component]:
+        """The components in the order `present` fills them."""
+        return [getattr(self, name) for name in self.__dataclass_fields__]
+
+
+def render(prefix: str, values: list[Any]) -> StepView:
+    """Build the step view showing `values` (from `present`); `prefix` keeps ids unique."""
+    before, status, predicted, real, reasoning, scores, diff, rows = values
+    with gr.Accordion("State before the step", open=False):
+        before_html = gr.HTML(before, label="State before", elem_id=f"{prefix}-before")
+    status_html = gr.HTML(status, label="Status", elem_id=f"{prefix}-status")
+    with gr.Row(equal_height=False):
+        with gr.Column(min_width=320):
+            gr.Markdown("#### Predicted next state")
+            predicted_html = gr.HTML(predicted, label="Predicted", elem_id=f"{prefix}-predicted",
+                                     elem_classes="awp-panel")  # fmt: skip
+        with gr.Column(min_width=320):
+            gr.Markdown("#### Real next state")
+            real_html = gr.HTML(real, label="Real", elem_id=f"{prefix}-real",
+                                elem_classes="awp-panel")  # fmt: skip
+    with gr.Accordion("Model reasoning", open=False, elem_id=f"{prefix}-reasoning-box"):
+        reasoning_html = gr.HTML(reasoning, label="Reasoning", elem_id=f"{prefix}-reasoning")
+    scores_div = gr.HTML(scores, label="Scores", elem_id=f"{prefix}-scores")
+    with gr.Accordion("Diff: predicted vs real", open=True):
+        diff_html = gr.HTML(diff, label="Diff", elem_id=f"{prefix}-diff")
+    with gr.Accordion("Timeline", open=True):
+        timeline = gr.Dataframe(rows, headers=TIMELINE_HEADERS, interactive=False, wrap=True,
+                                label="Timeline", elem_id=f"{prefix}-timeline")  # fmt: skip
+    return StepView(before_html, status_html, predicted_html, real_html, reasoning_html,
+                    scores_div, diff_html, timeline)  # fmt: skip
+
+
+def present(session: PlaySession) -> list[Any]:
+    """Values for `StepView.outputs` showing the session's last step (or what comes next)."""
+    renderer = get_domain(session.domain).renderer
+    rows = timeline_rows(session) or [[""] * len(TIMELINE_HEADERS)]
+    last = session.steps[-1] if session.steps else None
+    if last is None or last.prediction is None:
+        hint = "Type an action and press Step."
+        if session.recorded_next() is not None:
+            hint += " The recording knows the real next state for its next action."
+        before = render_observation(renderer, session.previous_observation())
+        return [before, "", empty(hint), empty("Nothing simulated yet."), "", "", "", rows]
+    prior = session.steps[-2].shown if len(session.steps) > 1 else session.initial_state
+    prediction = last.prediction
+    note = (f"Stored as prediction #{last.prediction_id}, step {len(session.steps)} of session "
+            f"#{session.session_id}; open it on the Annotate page to correct it.")  # fmt: skip
+    if last.real is None:
+        real = empty("Unknown: this step is off the recording. Correct it on the Annotate page.")
+    else:
+        real = render_observation(renderer, last.real, prior)
+    return [
+        render_observation(renderer, prior),
+        status_html(prediction, note),
+        render_observation(renderer, prediction.observation, prior),
+        real,
+        render_observation("text", prediction.reasoning or "(no reasoning)"),
+        scores_html(last.scores, last.real is not None),
+        render_diff(prediction.observation, last.real),
+        rows,
+    ]
+
+
+def streaming(event: Partial) -> list[Any]:
+    """Values for `StepView.outputs` while a prediction streams in (unchanged ones skipped)."""
+    real = render_observation("text", event.real) if event.real is not None else gr.skip()
+    return [
+        gr.skip(),
+        status_html(None, "Generating…"),
+        render_observation("text", event.text or "…"),
+        real,
+        render_observation("text", event.reasoning) if event.reasoning else gr.skip(),
+        gr.skip(),
+        gr.skip(),
+        gr.skip(),
+    ]
+
+
+def action_help(domain: str) -> str:
+    """The domain's action format, shown above the action box."""
+    spec = get_domain(domain)
+    return f"**{spec.title} actions.** {spec.action_help}\n\nExample: `{spec.example_action}`"
+
+
+def trajectory_choices(store: TrajectoryStore, domain: str) -> list[tuple[str, str]]:
+    """Dropdown choices for the stored recordings of `domain`."""
+    return [
+        (f"{t.id} · {t.turns} turns · {short(t.task, TASK_PREVIEW)}", t.id)
+        for t in store.list_trajectories(domain=domain, limit=500)
+    ]
+
+
+def next_action(session: PlaySession) -> str:
+    """The recording's next action, to pre-fill the action box; "" off the recording."""
+    turn = session.recorded_next()
+    return turn.action if turn is not None else ""

@@ -1,0 +1,155 @@
+"""Replay page: step through a recording; run it teacher-forced or closed loop, see divergence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import gradio as gr
+
+from backend.domains.base import all_domains, get_domain
+from backend.errors import BadInputError
+from ui.errors import guarded
+from ui.pages import engine_panel, playground_view
+from ui.pages.engine_panel import EnginePanel
+from ui.play import Playground
+from ui.renderers import render as render_observation
+from ui.renderers import render_diff
+from ui.renderers.base import esc
+from ui.replay import ReplayState, run_trajectory
+from ui.services import Services
+from ui.views import empty, metric_strip, scores_html, status_html
+
+
+@dataclass(frozen=True)
+class ReplayPage:
+    """The page's components."""
+
+    state: gr.State
+    domain: gr.Dropdown
+    trajectory: gr.Dropdown
+    info: gr.Markdown
+    turn: gr.Slider
+    action: gr.Code
+    before: gr.HTML
+    real: gr.HTML
+    predicted: gr.HTML
+    diff: gr.HTML
+    engine: EnginePanel
+    run: gr.Button
+    stop: gr.Button
+    strip: gr.HTML
+    status: gr.HTML
+
+    @property
+    def turn_outputs(self) -> list[gr.components.Component]:
+        """What `show_turn` fills."""
+        return [self.action, self.before, self.real, self.predicted, self.diff, self.status]
+
+
+def render(services: Services) -> ReplayPage:
+    """Build the page (inside the caller's Tab)."""
+    first = all_domains()[0].name
+    choices = playground_view.trajectory_choices(services.trajectories, first)
+    with gr.Row():
+        domain = gr.Dropdown([(d.title, d.name) for d in all_domains()], value=first,
+                             label="Domain", elem_id="rp-domain", scale=1)  # fmt: skip
+        trajectory = gr.Dropdown(choices, value=None, label="Recording", scale=3,
+                                 allow_custom_value=True, elem_id="rp-trajectory")  # fmt: skip
+    info = gr.Markdown(label="Recording", elem_id="rp-info")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=280):
+            engine = engine_panel.render(services.engines, services.defaults, "rp")
+            with gr.Row():
+                run = gr.Button("Run the whole recording", variant="primary", elem_id="rp-run")
+                stop = gr.Button("Stop", variant="stop", elem_id="rp-stop")
+        with gr.Column(scale=3):
+            strip = gr.HTML(label="Per-turn headline metric", elem_id="rp-strip")
+            turn = gr.Slider(1, 2, value=1, step=1, label="Turn", elem_id="rp-turn")
+            action = gr.Code(label="Action", language="json", interactive=False)
+            status = gr.HTML(label="Status", elem_id="rp-status")
+            with gr.Accordion("Observation before", open=False):
+                before = gr.HTML(label="Before", elem_id="rp-before")
+            with gr.Row(equal_height=False):
+                with gr.Column(min_width=320):
+                    gr.Markdown("#### Predicted")
+                    predicted = gr.HTML(label="Predicted", elem_id="rp-predicted")
+                with gr.Column(min_width=320):
+                    gr.Markdown("#### Recorded (real)")
+                    real = gr.HTML(label="Real", elem_id="rp-real")
+            with gr.Accordion("Diff: predicted vs real", open=False):
+                diff = gr.HTML(label="Diff")
+    return ReplayPage(gr.State(ReplayState()), domain, trajectory, info, turn, action, before,
+                      real, predicted, diff, engine, run, stop, strip, status)  # fmt: skip
+
+
+def _info(state: ReplayState) -> str:
+    t = state.trajectory
+    if t is None:
+        return ""
+    inferred = " Actions are **inferred**, not recorded." if t.action_inferred else ""
+    return (f"**{esc(t.id)}** · {len(t.turns)} turns · source `{esc(t.source)}` · licence "
+            f"{esc(t.licence)}.{inferred}\n\n{esc(t.task)}")  # fmt: skip
+
+
+def show_turn(state: ReplayState, turn: float | None) -> list[Any]:
+    """The recorded turn `turn` (1-based) and the latest run's prediction for it."""
+    t = state.trajectory
+    if t is None or not t.turns:
+        return ["", "", empty("Pick a recording."), "", "", ""]
+    index = min(max(int(turn or 1), 1), len(t.turns)) - 1
+    renderer = get_domain(t.domain).renderer
+    before = t.turns[index - 1].observation if index else t.initial_state
+    real = t.turns[index].observation
+    step = state.run.steps[index] if state.run and index < len(state.run.steps) else None
+    if step is None or step.prediction is None:
+        predicted, diff, status = empty("Not run yet."), "", ""
+    else:
+        predicted = render_observation(renderer, step.prediction.observation, before)
+        diff = render_diff(step.prediction.observation, real)
+        status = status_html(step.prediction) + scores_html(step.scores, real is not None)
+    return [t.turns[index].action, render_observation(renderer, before),
+            render_observation(renderer, real, before), predicted, diff, status]  # fmt: skip
+
+
+def wire(page: ReplayPage, services: Services) -> None:
+    """Bind the page's events."""
+    playground = Playground(services)
+
+    def strip(state: ReplayState) -> str:
+        return metric_strip(state.headline_values(), state.label or "no run yet")
+
+    def select_domain(domain: str) -> gr.Dropdown:
+        choices = playground_view.trajectory_choices(services.trajectories, domain)
+        return gr.Dropdown(choices=choices, value=None)
+
+    def load(trajectory_id: str | None) -> list[Any]:
+        state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
+        size = max(len(state.trajectory.turns), 1) if state.trajectory else 1
+        slider = gr.Slider(1, max(size, 2), value=1, step=1, interactive=size > 1)
+        return [state, _info(state), slider, strip(state), *show_turn(state, 1)]
+
+    def run(state: ReplayState, turn: float, request: gr.Request, **controls: Any):
+        if state.trajectory is None:
+            raise BadInputError("Pick a recording first.")
+        user = services.identify(request)
+        choice = services.choose_engine(user, **controls)
+        owner = user.name
+        label = f"{choice.engine} · {choice.history_mode.value}"
+        for session in run_trajectory(playground, state.trajectory, choice, owner):
+            state = replace(state, run=session, label=label)
+            yield [state, strip(state), *show_turn(state, turn)]
+
+    page.domain.change(guarded(select_domain), [page.domain], [page.trajectory],
+                       api_name="replay_domain", concurrency_limit=None)  # fmt: skip
+    loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs]
+    page.trajectory.change(guarded(load), [page.trajectory], loaded, api_name="replay_load",
+                           concurrency_limit=None)  # fmt: skip
+    page.turn.change(guarded(show_turn), [page.state, page.turn], page.turn_outputs,
+                     api_name="replay_turn", concurrency_limit=None)  # fmt: skip
+    running = page.run.click(
+        guarded(run), [page.state, page.turn], [page.state, page.strip, *page.turn_outputs],
+        inputs_kwargs=page.engine.kwargs, api_name="replay_run",
+        concurrency_limit=services.simulate_concurrency, concurrency_id="simulate",
+    )  # fmt: skip
+    page.stop.click(None, None, None, cancels=[running], api_name="replay_stop", queue=False)

@@ -1,0 +1,100 @@
+"""Side-by-side diff of a predicted and a real observation, changed lines highlighted.
+
+Uses the standard library's difflib (patiencediff is GPL and stays inside backend scoring).
+Inputs are bounded first: difflib is quadratic in the worst case and observations can be huge.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ui.renderers.base import bound, esc, notice
+
+MAX_LINES = 3_000
+COLUMNS = (
+    '<colgroup><col class="awp-ln-col"><col class="awp-side-col">'
+    '<col class="awp-ln-col"><col class="awp-side-col"></colgroup>'
+)
+MAX_INLINE = 2_000
+"""Longest line pair that gets character-level highlighting."""
+
+
+def _inline(left: str, right: str) -> tuple[str, str]:
+    """Return both lines with the changed characters wrapped in `<mark>`."""
+    if len(left) + len(right) > MAX_INLINE:
+        return esc(left), esc(right)
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    out_left: list[str] = []
+    out_right: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        a, b = esc(left[i1:i2]), esc(right[j1:j2])
+        if tag == "equal":
+            out_left.append(a)
+            out_right.append(b)
+        else:
+            out_left.append(f"<mark>{a}</mark>" if a else "")
+            out_right.append(f"<mark>{b}</mark>" if b else "")
+    return "".join(out_left), "".join(out_right)
+
+
+def _row(kind: str, num_left: str, left: str, num_right: str, right: str) -> str:
+    """Return one table row; `left`/`right` are already escaped."""
+    return (
+        f'<tr class="awp-d-{kind}"><td class="awp-ln">{num_left}</td><td class="awp-dl">{left}</td>'
+        f'<td class="awp-ln">{num_right}</td><td class="awp-dr">{right}</td></tr>'
+    )
+
+
+def _rows(left: list[str], right: list[str]) -> tuple[list[str], int]:
+    """Return the table rows for the two line lists and the number of changed lines."""
+    rows: list[str] = []
+    changed = 0
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            rows.extend(
+                _row("eq", str(i + 1), esc(left[i]), str(j + 1), esc(right[j]))
+                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+            )
+            continue
+        changed += max(i2 - i1, j2 - j1)
+        for k in range(max(i2 - i1, j2 - j1)):
+            i, j = i1 + k, j1 + k
+            a = left[i] if i < i2 else None
+            b = right[j] if j < j2 else None
+            if a is not None and b is not None:
+                marked_a, marked_b = _inline(a, b)
+                rows.append(_row("chg", str(i + 1), marked_a, str(j + 1), marked_b))
+            elif a is not None:
+                rows.append(_row("del", str(i + 1), esc(a), "", ""))
+            elif b is not None:
+                rows.append(_row("add", "", "", str(j + 1), esc(b)))
+    return rows, changed
+
+
+def render_diff(
+    predicted: str | None,
+    real: str | None,
+    left_title: str = "Predicted",
+    right_title: str = "Real",
+) -> str:
+    """Return a two-column diff table; say so plainly when a side is missing or both are equal."""
+    if predicted is None or real is None:
+        return '<div class="awp-diff awp-empty">Nothing to compare yet.</div>'
+    (predicted, cut_left), (real, cut_right) = bound(predicted), bound(real)
+    left, right = predicted.split("\n"), real.split("\n")
+    head = cut_left or cut_right
+    if len(left) > MAX_LINES or len(right) > MAX_LINES:
+        head += notice(f"Comparing the first {MAX_LINES:,} lines of each side.")
+        left, right = left[:MAX_LINES], right[:MAX_LINES]
+    rows, changed = _rows(left, right)
+    summary = (
+        "Identical."
+        if not changed
+        else f"{changed} line{' differs' if changed == 1 else 's differ'}."
+    )
+    return (
+        f'<div class="awp-diff">{head}<div class="awp-summary">{summary}</div>'
+        f'<table class="awp-diff-table">{COLUMNS}<thead><tr><th></th><th>{esc(left_title)}</th>'
+        f"<th></th><th>{esc(right_title)}</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )

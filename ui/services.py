@@ -1,0 +1,174 @@
+"""What the pages call: the simulator factory, the stores and the defaults, in one container.
+
+`app.web` builds a `Services` from the settings; pages receive it and never build services
+themselves, so tests can hand in the same objects over a temporary database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from backend.engines.base import Engine
+from backend.errors import BadInputError
+from backend.export.records import ExportContext, ExportRecord
+from backend.simulate import Simulator
+from backend.types import HistoryMode, SamplingParams
+from storage.annotations import (
+    AnnotationQueue,
+    AnnotationStore,
+    AnnotatorProgress,
+    DomainProgress,
+)
+from storage.export_source import ExportQuery
+from storage.sessions import SessionStore
+from storage.trajectories import TrajectoryStore
+from ui.users import AccessDeniedError, Identify, User
+
+IN_PROCESS_ENGINES = frozenset({"transformers", "vllm"})
+"""Engines that load a model into this process (their `model` is a local folder)."""
+
+SimulatorFactory = Callable[[str, str | None, str | None], Simulator]
+"""(engine name, model or None for the configured one, server URL or None) -> a simulator."""
+
+EngineFactory = Callable[[str, str | None, str | None], Engine]
+"""The same arguments -> the (cached) engine itself, e.g. to act as a judge."""
+
+
+@dataclass(frozen=True)
+class EngineChoice:
+    """The engine settings a person picked for the next step.
+
+    Attributes:
+        engine: engine registry name.
+        model: model id ("" for the engine's default).
+        base_url: OpenAI-compatible server URL (openai engine).
+        history_mode: which observations the model sees as history.
+        params: sampling parameters.
+    """
+
+    engine: str
+    model: str = ""
+    base_url: str = ""
+    history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
+    params: SamplingParams = field(default_factory=SamplingParams)
+
+    @classmethod
+    def from_controls(
+        cls,
+        engine: str,
+        model: str,
+        base_url: str,
+        history_mode: str,
+        temperature: float,
+        top_p: float,
+        top_k: float,
+        max_new_tokens: float,
+        seed: float | None,
+    ) -> EngineChoice:
+        """Build a choice from the engine panel's widget values.
+
+        Raises:
+            BadInputError: a sampling value is out of range.
+        """
+        try:
+            params = SamplingParams(
+                temperature=temperature,
+                top_p=top_p,
+                top_k=int(top_k),
+                max_new_tokens=int(max_new_tokens),
+                seed=None if seed is None or seed < 0 else int(seed),
+            )
+        except ValidationError as exc:
+            problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+            raise BadInputError(f"Invalid sampling settings: {problems}.") from None
+        return cls(
+            engine,
+            (model or "").strip(),
+            (base_url or "").strip(),
+            HistoryMode(history_mode),
+            params,
+        )
+
+    @property
+    def key(self) -> tuple:
+        """What a stored session fixes: changing any of it starts a branch."""
+        return (self.engine, self.model, self.history_mode, self.params)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Annotation progress readers.
+
+    Attributes:
+        annotators: per annotator and domain; one annotator's rows when a name is given.
+        domains: coverage of each domain's predictions.
+    """
+
+    annotators: Callable[[str | None], list[AnnotatorProgress]]
+    domains: Callable[[], list[DomainProgress]]
+
+
+@dataclass(frozen=True)
+class Services:
+    """Everything the UI needs, built once per app.
+
+    Attributes:
+        simulator: builds simulators over cached engines.
+        engine: builds (cached) engines.
+        data_dir: where benchmark runs and exports are written.
+        defaults: the engine settings a new browser tab starts with.
+        engines: engine names offered in the engine menus.
+        trajectories: stored trajectories (the bundled recordings are loaded at start).
+        sessions: the session recorder.
+        queue: the annotation review queue.
+        annotations: the annotation store.
+        progress: annotation progress readers.
+        export_records: stored predictions (and annotations) as export records.
+        export_context: what building export rows needs (default system prompts).
+        can_push: a Hugging Face token is configured, so exports can be pushed to the Hub.
+        identify: the user behind a request.
+        simulate_concurrency: how many engine calls the queue runs at once.
+        hf_login: show "Sign in with Hugging Face" (on a Space).
+    """
+
+    simulator: SimulatorFactory
+    engine: EngineFactory
+    data_dir: Path
+    defaults: EngineChoice
+    engines: tuple[str, ...]
+    trajectories: TrajectoryStore
+    sessions: SessionStore
+    queue: AnnotationQueue
+    annotations: AnnotationStore
+    progress: Progress
+    export_records: Callable[[ExportQuery], Iterable[ExportRecord]]
+    export_context: ExportContext
+    can_push: bool
+    identify: Identify
+    simulate_concurrency: int = 1
+    hf_login: bool = False
+
+    def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
+        """The engine panel's choice, checked against what `user` may change.
+
+        Only admins may point an engine at another server or load another local model folder:
+        on a public Space, a free URL would let anyone make the server call any address.
+
+        Raises:
+            AccessDeniedError: a non-admin changed the server URL or an in-process model.
+            BadInputError: a sampling value is out of range.
+        """
+        choice = EngineChoice.from_controls(**controls)
+        if user.is_admin:
+            return choice
+        if choice.base_url and choice.base_url != self.defaults.base_url:
+            raise AccessDeniedError("Only admins can point the engine at another server.")
+        in_process = choice.engine in IN_PROCESS_ENGINES
+        if in_process and choice.model and choice.model != self.defaults.model:
+            raise AccessDeniedError("Only admins can load another local model.")
+        return choice

@@ -1,0 +1,104 @@
+"""Look and feel: the Gradio theme and the stylesheet for renderer output and page chrome.
+
+Renderers emit classes only (never inline `<style>`), so all visual decisions live here.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+CSS = """
+.awp-obs { font-size: 13px; line-height: 1.45; max-height: 640px; overflow: auto; }
+.awp-obs pre, .awp-diff-table td { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.awp-text, .awp-json, .awp-source, .awp-term { white-space: pre-wrap; word-break: break-word;
+  margin: 0; padding: 10px 12px; border-radius: 8px; background: var(--background-fill-secondary); }
+.awp-term { background: #111827; color: #e5e7eb; }
+.awp-notice { background: #fef3c7; color: #78350f; border-left: 3px solid #f59e0b;
+  padding: 6px 10px; margin-bottom: 6px; border-radius: 4px; font-size: 12px; }
+.awp-empty { color: var(--body-text-color-subdued); font-style: italic; padding: 10px 4px; }
+.awp-bold { font-weight: 700; } .awp-dim { opacity: .65; } .awp-italic { font-style: italic; }
+.awp-underline { text-decoration: underline; } .awp-inverse { background: #e5e7eb; color: #111827; }
+.awp-fg0 { color: #4b5563; } .awp-fg1 { color: #f87171; } .awp-fg2 { color: #4ade80; }
+.awp-fg3 { color: #facc15; } .awp-fg4 { color: #60a5fa; } .awp-fg5 { color: #e879f9; }
+.awp-fg6 { color: #22d3ee; } .awp-fg7 { color: #e5e7eb; } .awp-fg8 { color: #9ca3af; }
+.awp-fg9 { color: #fca5a5; } .awp-fg10 { color: #86efac; } .awp-fg11 { color: #fde047; }
+.awp-fg12 { color: #93c5fd; } .awp-fg13 { color: #f0abfc; } .awp-fg14 { color: #67e8f9; }
+.awp-fg15 { color: #ffffff; }
+.awp-bg0 { background: #1f2937; } .awp-bg1 { background: #7f1d1d; }
+.awp-bg2 { background: #14532d; } .awp-bg3 { background: #713f12; }
+.awp-bg4 { background: #1e3a8a; } .awp-bg5 { background: #701a75; }
+.awp-bg6 { background: #164e63; } .awp-bg7 { background: #d1d5db; color: #111827; }
+.awp-json-key { color: #7c3aed; } .awp-json-string { color: #047857; }
+.awp-json-number { color: #b45309; } .awp-json-literal { color: #2563eb; font-weight: 600; }
+.awp-split { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; }
+.awp-split-tree { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
+.awp-pane { overflow: auto; }
+.awp-pane-title { font-size: 11px; text-transform: uppercase; letter-spacing: .05em;
+  color: var(--body-text-color-subdued); margin-bottom: 4px; }
+.awp-frame { width: 100%; height: 420px; border: 1px solid var(--border-color-primary);
+  border-radius: 8px; background: #fff; }
+.awp-tree { font-family: ui-monospace, Menlo, monospace; font-size: 12px; }
+.awp-node { padding: 1px 4px; border-radius: 3px; white-space: nowrap; }
+.awp-node:hover { background: var(--background-fill-secondary); }
+.awp-id { color: #6b7280; } .awp-role { color: #7c3aed; font-weight: 600; }
+.awp-name { color: #047857; } .awp-props { color: #6b7280; font-size: 11px; }
+.awp-node.awp-added { background: #dcfce7; } .awp-node.awp-updated { background: #fef9c3; }
+.awp-summary { font-size: 12px; margin: 4px 0 8px; color: var(--body-text-color-subdued); }
+.awp-summary .awp-added { color: #15803d; font-weight: 600; }
+.awp-summary .awp-updated { color: #a16207; font-weight: 600; }
+.awp-wireframe { width: 100%; max-height: 600px; background: #f9fafb; border-radius: 8px;
+  border: 1px solid var(--border-color-primary); }
+.awp-box rect { fill: rgba(59,130,246,.04); stroke: #94a3b8; stroke-width: 1.5; }
+.awp-box text { fill: #334155; font-family: sans-serif; }
+.awp-box.awp-added rect { fill: rgba(34,197,94,.18); stroke: #16a34a; stroke-width: 3; }
+.awp-box.awp-updated rect { fill: rgba(234,179,8,.2); stroke: #ca8a04; stroke-width: 3; }
+.awp-cards { display: flex; flex-direction: column; gap: 8px; }
+.awp-card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 8px 12px; }
+.awp-card-title a { font-weight: 600; color: #1d4ed8; text-decoration: none; }
+.awp-card-url { color: #15803d; font-size: 12px; word-break: break-all; }
+.awp-date { color: #6b7280; margin-left: 6px; }
+.awp-card-snippet { font-size: 13px; margin-top: 2px; }
+.awp-diff-table { width: 100%; border-collapse: collapse; table-layout: fixed; font-size: 12px; }
+.awp-diff-table th { text-align: left; padding: 4px 6px; border: none; }
+.awp-diff-table col.awp-ln-col { width: 3.2em; } .awp-diff-table col.awp-side-col { width: 50%; }
+.awp-diff-table td { padding: 1px 6px; vertical-align: top; white-space: pre-wrap;
+  word-break: break-word; border: none; }
+.awp-diff-table td.awp-ln { width: 3em; color: #9ca3af; text-align: right; user-select: none; }
+.awp-d-chg .awp-dl, .awp-d-del .awp-dl { background: #fee2e2; }
+.awp-d-chg .awp-dr, .awp-d-add .awp-dr { background: #dcfce7; }
+.awp-d-chg .awp-dl mark { background: #fca5a5; } .awp-d-chg .awp-dr mark { background: #86efac; }
+.awp-status { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 12px; }
+.awp-chip { background: var(--background-fill-secondary); border-radius: 999px; padding: 2px 10px; }
+.awp-chip b { color: var(--body-text-color-subdued); font-weight: 500; margin-right: 2px; }
+.awp-chip-warn { background: #fef3c7; } .awp-chip-bad { background: #fee2e2; }
+.awp-note { color: var(--body-text-color-subdued); margin-left: 6px; }
+.awp-scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr));
+  gap: 6px 16px; font-size: 12px; }
+.awp-score { display: grid; grid-template-columns: 1fr 80px 36px; gap: 6px; align-items: center; }
+.awp-bar { height: 6px; background: var(--background-fill-secondary); border-radius: 3px; }
+.awp-bar i { display: block; height: 100%; border-radius: 3px; }
+.awp-good .awp-bar i, .awp-cell.awp-good { background: #22c55e; }
+.awp-mid .awp-bar i, .awp-cell.awp-mid { background: #eab308; }
+.awp-bad .awp-bar i, .awp-cell.awp-bad { background: #ef4444; }
+.awp-strip { display: flex; flex-wrap: wrap; gap: 3px; align-items: center; margin: 4px 0; }
+.awp-strip-label { font-size: 12px; width: 140px; color: var(--body-text-color-subdued); }
+.awp-cell { width: 24px; height: 22px; border-radius: 4px; font-size: 10px; color: #fff;
+  display: inline-flex; align-items: center; justify-content: center; background: #cbd5e1; }
+.awp-panel { min-height: 120px; }
+.awp-header h1 { margin-bottom: 0; } .awp-header p { margin-top: 2px; }
+@media (max-width: 900px) { .awp-split { grid-template-columns: 1fr; } }
+"""
+
+
+def theme() -> gr.themes.Base:
+    """The app theme: Gradio's Soft theme in indigo with system fonts.
+
+    System font stacks instead of the theme's Google fonts: a Space or an offline laptop should
+    not depend on a third-party font server to render.
+    """
+    return gr.themes.Soft(
+        primary_hue="indigo",
+        secondary_hue="slate",
+        font=["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "sans-serif"],
+        font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "monospace"],
+    )
