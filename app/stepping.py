@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from backend.domains.base import PromptContext, get_domain
 from backend.scoring import MetricResult, score_observation
 from backend.simulate import Simulator
 from backend.types import Prediction, SimRequest, StreamChunk
@@ -85,14 +86,16 @@ def continue_request(sessions: SessionStore, session_id: int, action: str) -> Si
 def run_step(
     simulator: Simulator, sessions: SessionStore, session_id: int, request: SimRequest
 ) -> Iterator[StreamChunk | StepOutcome]:
-    """Stream a prediction, then score it and commit the step; the outcome comes last."""
+    """Stream a prediction, then score it and commit the step; the outcome comes last.
+
+    The action is stored in its domain's canonical text, as later prompts and exports show it.
+    """
+    action = get_domain(request.domain).validate(request.action, PromptContext())
     for item in simulator.stream(request):
         if isinstance(item, Prediction):
             scores = score(request, item)
             origin = RECORDED if request.reference is not None else None
-            record = sessions.add_step(
-                session_id, request.action, request.reference, origin, item, scores
-            )
+            record = sessions.add_step(session_id, action, request.reference, origin, item, scores)
             yield StepOutcome(item, scores, session_id, record.step_id, record.prediction_id)
         else:
             yield item

@@ -11,12 +11,17 @@ ruff format --check .
 printf '\n== mypy\n'
 mypy
 
-if [ -x scripts/pg_test_cluster.sh ] || [ -f scripts/pg_test_cluster.sh ]; then
-    printf '\n== postgresql\n'
-    AWP_TEST_POSTGRES_URL=$(bash scripts/pg_test_cluster.sh start)
-    export AWP_TEST_POSTGRES_URL
-    trap 'bash scripts/pg_test_cluster.sh stop' EXIT
-fi
+printf '\n== alembic: one head, models match the migrations\n'
+scratch=$(mktemp -d)
+[ "$(alembic heads | wc -l)" -eq 1 ] || { alembic heads; echo "more than one head" >&2; exit 1; }
+alembic -x "url=sqlite:///$scratch/check.db" upgrade head
+alembic -x "url=sqlite:///$scratch/check.db" check
+rm -rf "$scratch"
+
+printf '\n== postgresql\n'
+AWP_TEST_POSTGRES_URL=$(bash scripts/pg_test_cluster.sh start)
+export AWP_TEST_POSTGRES_URL
+trap 'bash scripts/pg_test_cluster.sh stop' EXIT
 
 printf '\n== pytest\n'
 status=0

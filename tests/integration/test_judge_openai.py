@@ -22,7 +22,6 @@ from backend.scoring.pairwise import PairwiseItem, run_pairwise
 from backend.types import SamplingParams
 from tests.support.openai_server import OpenAIServer
 
-pytest_plugins = ["tests.support.fixtures"]
 pytestmark = pytest.mark.slow
 
 BUDGET = SamplingParams(temperature=0.0, top_p=1.0, top_k=0, max_new_tokens=8)

@@ -1,0 +1,43 @@
+"""Chat messages for export rows: the prompt the model saw and the answer it should give."""
+
+from __future__ import annotations
+
+from backend.domains.turns import format_assistant_turn
+from backend.export.records import ExportRecord
+from backend.export.rows import Message
+from backend.parsing import BLOCK_CLOSE, BLOCK_OPEN
+from backend.simulate import build_messages
+from backend.types import SimRequest
+
+BLOCK_DOMAINS = frozenset({"web", "os", "android"})
+"""Domains whose official prompts demand one closed `<predicted_observation>` block; the text
+domains answer after the `**Environment Observation:**` marker instead."""
+
+
+def prompt_messages(record: ExportRecord, system_prompt: str) -> list[Message]:
+    """The messages the model was given for this step, in the official chat layout.
+
+    The session's history mode applies, so a closed-loop prediction is paired with the prompt
+    that produced it (what preference training needs).
+    """
+    request = SimRequest(
+        domain=record.domain,
+        system_prompt=system_prompt,
+        initial_state=record.initial_state,
+        history=record.history,
+        action=record.action,
+        history_mode=record.history_mode,
+    )
+    return [Message(role=m.role, content=m.content) for m in build_messages(request, system_prompt)]
+
+
+def answer(domain: str, observation: str) -> list[Message]:
+    """An assistant answer holding `observation` the way the domain's prompt asks for it.
+
+    The official output rules (`backend.parsing.parse_output`) recover `observation` from it.
+    """
+    if domain in BLOCK_DOMAINS:
+        text = f"{BLOCK_OPEN}\n{observation}\n{BLOCK_CLOSE}"
+    else:
+        text = format_assistant_turn(observation)
+    return [Message(role="assistant", content=text)]

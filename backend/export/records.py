@@ -1,0 +1,124 @@
+"""What an exporter reads per prediction: storage fills these, writers never touch SQL.
+
+A record is one prediction in its context (the steps before it, as the model saw them) with at
+most one annotation; a prediction judged by two annotators yields two records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from backend.types import HistoryMode, Turn
+
+JUDGE_PREFIX = "judge."
+"""Stored scores named `judge.<dimension>` hold a judge's 1-5 rubric score, not a metric."""
+
+
+@dataclass(frozen=True)
+class ExportScore:
+    """A stored score: a deterministic metric value, or a judge dimension (`judge.<dim>`)."""
+
+    name: str
+    version: str
+    value: float
+
+    @property
+    def is_judge(self) -> bool:
+        """Whether this is a judge rubric dimension rather than a metric."""
+        return self.name.startswith(JUDGE_PREFIX)
+
+
+@dataclass(frozen=True)
+class ExportAnnotation:
+    """An annotator's judgement of the prediction, at its current version."""
+
+    annotation_id: int
+    annotator: str
+    corrected_observation: str
+    ratings: Mapping[str, int | None]
+    accept: bool | None
+    tags: list[str]
+    notes: str
+    version: int
+    updated_at: datetime
+
+    def mean_rating(self) -> float | None:
+        """Mean of the dimensions rated, None when none was."""
+        rated = [value for value in self.ratings.values() if value is not None]
+        return sum(rated) / len(rated) if rated else None
+
+
+@dataclass(frozen=True)
+class ExportRecord:
+    """One prediction with its context, scores and (optionally) one annotation.
+
+    Attributes:
+        history: the session's earlier steps as turns (real observations, first predictions).
+        previous_observation: the observation just before the action, when known.
+
+    """
+
+    session_id: int
+    step_id: int
+    step_index: int
+    prediction_id: int
+    domain: str
+    engine: str
+    model: str
+    history_mode: HistoryMode
+    system_prompt: str | None
+    initial_state: str | None
+    history: list[Turn]
+    action: str
+    real_observation: str | None
+    previous_observation: str | None
+    predicted_observation: str
+    raw_text: str
+    created_at: datetime
+    scores: list[ExportScore] = field(default_factory=list)
+    annotation: ExportAnnotation | None = None
+
+    def links(self) -> dict[str, Any]:
+        """The link columns every export row carries (`backend.export.rows.LinkedRow`)."""
+        annotation = self.annotation
+        return {
+            "domain": self.domain,
+            "session_id": self.session_id,
+            "step_id": self.step_id,
+            "prediction_id": self.prediction_id,
+            "annotation_id": annotation.annotation_id if annotation else None,
+            "engine": self.engine,
+            "model": self.model,
+            "annotator": annotation.annotator if annotation else None,
+        }
+
+    @property
+    def reference(self) -> str | None:
+        """The best known truth: the annotator's correction, else the real observation."""
+        if self.annotation is not None:
+            return self.annotation.corrected_observation
+        return self.real_observation
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """What building rows needs beyond the records.
+
+    Attributes:
+        system_prompt: the default system prompt of a domain (for sessions without their own).
+
+    """
+
+    system_prompt: Callable[[str], str]
+    _defaults: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+
+    def prompt_of(self, record: ExportRecord) -> str:
+        """The system prompt the record's session used (domain defaults are built once)."""
+        if record.system_prompt:
+            return record.system_prompt
+        if record.domain not in self._defaults:
+            self._defaults[record.domain] = self.system_prompt(record.domain)
+        return self._defaults[record.domain]

@@ -1,0 +1,118 @@
+"""Export row models, one per format; `schema_version` changes whenever a row's shape does.
+
+Columns follow TRL's dataset conventions (prompt/completion, prompt/chosen/rejected,
+prompt/completion/label, prompt + extra columns for a reward function) and every row keeps the
+links back to where it came from.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    """One chat message; TRL reads `role` and `content`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    content: str
+
+
+class LinkedRow(BaseModel):
+    """Columns every export row carries: the domain and the ids of its sources."""
+
+    domain: str = Field(description="Domain of the prediction (terminal, web, ...).")
+    session_id: int = Field(description="Stored session the step belongs to.")
+    step_id: int = Field(description="Stored step.")
+    prediction_id: int = Field(description="Stored prediction the row was made from.")
+    annotation_id: int | None = Field(description="Annotation used, when one was.")
+    engine: str = Field(description="Engine that made the prediction.")
+    model: str = Field(description="Model that made the prediction.")
+    annotator: str | None = Field(description="Who annotated it, when someone did.")
+
+
+class SFTRow(LinkedRow):
+    """Supervised fine-tuning: the corrected observation as the target completion."""
+
+    schema_version: Literal[1] = 1
+    prompt: list[Message] = Field(description="System prompt, history and current action.")
+    completion: list[Message] = Field(
+        description="The corrected observation, as the model answers."
+    )
+
+
+class DPORow(LinkedRow):
+    """Preference pair: the correction preferred over the model's own prediction."""
+
+    schema_version: Literal[1] = 1
+    prompt: list[Message] = Field(description="System prompt, history and current action.")
+    chosen: list[Message] = Field(description="The corrected observation.")
+    rejected: list[Message] = Field(description="The model's prediction.")
+
+
+class KTORow(LinkedRow):
+    """Unpaired preference: a completion labelled desirable or not."""
+
+    schema_version: Literal[1] = 1
+    prompt: list[Message] = Field(description="System prompt, history and current action.")
+    completion: list[Message] = Field(description="The prediction, or the correction.")
+    label: bool = Field(description="True when the completion is correct.")
+    completion_source: Literal["prediction", "correction"] = Field(
+        description="Whether the completion is the model's prediction or the annotator's fix."
+    )
+
+
+class ScoreColumn(BaseModel):
+    """A deterministic metric's value for the prediction."""
+
+    name: str
+    version: str
+    value: float
+
+
+class RatingColumn(BaseModel):
+    """A 1-5 rubric score for one dimension (judge or human)."""
+
+    dimension: str
+    value: int
+
+
+class RewardPart(BaseModel):
+    """One normalised component of the combined reward with its weight."""
+
+    name: str
+    value: float
+    weight: float
+
+
+class RewardRow(LinkedRow):
+    """Reference data for online RL (GRPO) and reward models."""
+
+    schema_version: Literal[1] = 1
+    prompt: list[Message] = Field(description="System prompt, history and current action.")
+    reference: str = Field(description="The true observation: correction, else the real one.")
+    previous: str | None = Field(description="The observation before the action, if known.")
+    prediction: str = Field(description="The model's predicted observation.")
+    metrics: list[ScoreColumn] = Field(description="Deterministic metrics of the prediction.")
+    judge: list[RatingColumn] = Field(description="Judge rubric scores, when a judge ran.")
+    human: list[RatingColumn] = Field(description="Annotator rubric ratings, when rated.")
+    reward: float = Field(description="The combined reward in [0, 1].")
+    reward_formula: str = Field(description="Version of the formula that combined it.")
+    reward_components: list[RewardPart] = Field(description="What the reward combined.")
+
+
+class AgentWorldBenchExportRow(LinkedRow):
+    """A new benchmark item in the official AgentWorldBench layout, correction as ground truth."""
+
+    schema_version: Literal[1] = 1
+    task: str = Field(description="The domain, as the official `task` column.")
+    id: str = Field(description="Trajectory id shared by the rows of one session.")
+    prompt: list[str] = Field(description="User turns 1..turn_idx.")
+    response: list[str] = Field(description="Observations 1..turn_idx; the last is the truth.")
+    current_prompt: str = Field(description="The user turn being predicted.")
+    system_str: str = Field(description="The world-model system prompt.")
+    turn_idx: int = Field(description="1-based turn being predicted.")
+    total_turns: int = Field(description="Turns in the exported trajectory.")

@@ -1,0 +1,242 @@
+"""Annotations of predictions: submit, edit with optimistic locking, history, listing, import."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+
+from backend.errors import BadInputError, ConflictError, NotFoundError
+from storage.annotations.rows import (
+    annotator_name,
+    create_annotation,
+    to_edit,
+    to_record,
+    update_annotation,
+)
+from storage.annotations.types import AnnotationEdit, AnnotationInput, AnnotationRecord, ImportRow
+from storage.db import SessionFactory, session_scope
+from storage.models import (
+    AnnotationEditRow,
+    AnnotationRow,
+    AnnotatorRow,
+    ClaimRow,
+    PredictionRow,
+    SessionRow,
+    StepRow,
+)
+from storage.upsert import ensure_annotator
+
+EXISTENCE_CHUNK = 500
+MAX_LISTED_ERRORS = 20
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """How many annotations an import created and how many it updated."""
+
+    created: int
+    updated: int
+
+
+class AnnotationStore:
+    """Stores what annotators write; every write is versioned and kept in the history.
+
+    Args:
+        factory: the session factory of a `storage.db.Database`.
+
+    """
+
+    def __init__(self, factory: SessionFactory) -> None:
+        self._factory = factory
+
+    def submit(
+        self,
+        prediction_id: int,
+        annotator: str,
+        annotation: AnnotationInput,
+        expected_version: int | None = None,
+        *,
+        source: str = "ui",
+    ) -> AnnotationRecord:
+        """Write `annotator`'s annotation of a prediction and release their claim on it.
+
+        Args:
+            prediction_id: the prediction judged.
+            annotator: the annotator's name (created on first use).
+            annotation: the correction, ratings, accept/reject, tags and notes.
+            expected_version: None for a first annotation; the version last read for an edit.
+            source: where the annotation was made (`ui`, `import`, ...).
+
+        Returns:
+            The annotation at its new version.
+
+        Raises:
+            NotFoundError: the prediction (or, for an edit, the annotation) does not exist.
+            ConflictError: a first submit where one exists, or an edit of a stale version.
+
+        """
+        with session_scope(self._factory) as session:
+            me = ensure_annotator(session, annotator)
+            if session.get(PredictionRow, prediction_id) is None:
+                raise NotFoundError(f"Prediction {prediction_id} does not exist.")
+            existing = session.scalar(
+                select(AnnotationRow.id).where(
+                    AnnotationRow.prediction_id == prediction_id,
+                    AnnotationRow.annotator_id == me,
+                )
+            )
+            if expected_version is None:
+                if existing is not None:
+                    raise ConflictError(
+                        f"{annotator} has already annotated prediction {prediction_id}; reload "
+                        "it and edit that annotation instead. Nothing was saved."
+                    )
+                row = create_annotation(session, prediction_id, me, annotator, annotation, source)
+            else:
+                if existing is None:
+                    raise NotFoundError(
+                        f"{annotator} has no annotation of prediction {prediction_id} to edit."
+                    )
+                row = update_annotation(
+                    session, existing, annotation, expected_version, annotator, source
+                )
+            session.execute(
+                delete(ClaimRow).where(
+                    ClaimRow.prediction_id == prediction_id, ClaimRow.annotator_id == me
+                )
+            )
+            return to_record(row, annotator)
+
+    def edit(
+        self,
+        annotation_id: int,
+        annotation: AnnotationInput,
+        expected_version: int,
+        *,
+        editor: str,
+        source: str = "ui",
+    ) -> AnnotationRecord:
+        """Edit any annotation (a reviewer's fix), refused when `expected_version` is stale.
+
+        Raises:
+            NotFoundError: no annotation has that id.
+            ConflictError: the annotation moved past `expected_version`; nothing was written.
+
+        """
+        with session_scope(self._factory) as session:
+            row = update_annotation(
+                session, annotation_id, annotation, expected_version, editor, source
+            )
+            return to_record(row, annotator_name(session, row.annotator_id))
+
+    def get(self, annotation_id: int) -> AnnotationRecord:
+        """Return an annotation at its current version.
+
+        Raises:
+            NotFoundError: no annotation has that id.
+
+        """
+        with session_scope(self._factory) as session:
+            row = session.get(AnnotationRow, annotation_id)
+            if row is None:
+                raise NotFoundError(f"Annotation {annotation_id} does not exist.")
+            return to_record(row, annotator_name(session, row.annotator_id))
+
+    def history(self, annotation_id: int) -> list[AnnotationEdit]:
+        """Every version an annotation was written at, oldest first."""
+        query = (
+            select(AnnotationEditRow)
+            .where(AnnotationEditRow.annotation_id == annotation_id)
+            .order_by(AnnotationEditRow.version)
+        )
+        with session_scope(self._factory) as session:
+            return [to_edit(row) for row in session.scalars(query)]
+
+    def list_annotations(
+        self,
+        prediction_id: int | None = None,
+        annotator: str | None = None,
+        domain: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[AnnotationRecord]:
+        """Annotations, most recently updated first, optionally filtered."""
+        query = select(AnnotationRow, AnnotatorRow.name).join(
+            AnnotatorRow, AnnotatorRow.id == AnnotationRow.annotator_id
+        )
+        if prediction_id is not None:
+            query = query.where(AnnotationRow.prediction_id == prediction_id)
+        if annotator is not None:
+            query = query.where(AnnotatorRow.name == annotator)
+        if domain is not None:
+            query = (
+                query.join(PredictionRow, PredictionRow.id == AnnotationRow.prediction_id)
+                .join(StepRow, StepRow.id == PredictionRow.step_id)
+                .join(SessionRow, SessionRow.id == StepRow.session_id)
+                .where(SessionRow.domain == domain)
+            )
+        query = query.order_by(AnnotationRow.updated_at.desc(), AnnotationRow.id.desc())
+        with session_scope(self._factory) as session:
+            rows = session.execute(query.limit(limit).offset(offset))
+            return [to_record(row, name) for row, name in rows]
+
+    def import_rows(
+        self, rows: Sequence[tuple[int, ImportRow]], *, source: str = "import"
+    ) -> ImportResult:
+        """Write annotations made elsewhere, all or nothing.
+
+        A row for an annotator and prediction already annotated becomes a new version of that
+        annotation; the history keeps the old one.
+
+        Args:
+            rows: (line number, validated row) pairs; line numbers appear in errors.
+            source: recorded as the annotations' source.
+
+        Raises:
+            BadInputError: some rows name predictions that do not exist (their lines are listed);
+                nothing was written.
+
+        """
+        created = updated = 0
+        with session_scope(self._factory) as session:
+            ids = sorted({row.prediction_id for _, row in rows})
+            found: set[int] = set()
+            for start in range(0, len(ids), EXISTENCE_CHUNK):
+                chunk = ids[start : start + EXISTENCE_CHUNK]
+                found.update(
+                    session.scalars(select(PredictionRow.id).where(PredictionRow.id.in_(chunk)))
+                )
+            missing = [
+                (line, row.prediction_id) for line, row in rows if row.prediction_id not in found
+            ]
+            if missing:
+                raise BadInputError(_missing_message(missing))
+            for _, row in rows:
+                me = ensure_annotator(session, row.annotator)
+                current = session.scalar(
+                    select(AnnotationRow).where(
+                        AnnotationRow.prediction_id == row.prediction_id,
+                        AnnotationRow.annotator_id == me,
+                    )
+                )
+                if current is None:
+                    create_annotation(session, row.prediction_id, me, row.annotator, row, source)
+                    created += 1
+                else:
+                    update_annotation(
+                        session, current.id, row, current.version, row.annotator, source
+                    )
+                    updated += 1
+        return ImportResult(created=created, updated=updated)
+
+
+def _missing_message(missing: Sequence[tuple[int, int]]) -> str:
+    listed = "\n".join(
+        f"  line {line}: prediction {pid} does not exist"
+        for line, pid in missing[:MAX_LISTED_ERRORS]
+    )
+    more = len(missing) - MAX_LISTED_ERRORS
+    tail = f"\n  ... and {more} more" if more > 0 else ""
+    return f"{len(missing)} rows name unknown predictions; nothing was imported:\n{listed}{tail}"

@@ -1,0 +1,198 @@
+"""Conversions between ORM rows and the backend's types or the stores' plain records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from backend.export.records import JUDGE_PREFIX
+from backend.types import Diagnostics, HistoryMode, Prediction, Trajectory, Turn
+from storage.models import (
+    PredictionRow,
+    ScoreRow,
+    SessionRow,
+    StepRow,
+    TrajectoryRow,
+    TurnRow,
+    utcnow,
+)
+from storage.records import (
+    ScoreLike,
+    StoredPrediction,
+    StoredScore,
+    StoredSession,
+    StoredStep,
+)
+
+if TYPE_CHECKING:
+    from backend.scoring.judge import JudgeResult
+
+
+def prediction_values(
+    step_id: int, prediction: Prediction, params: Mapping[str, Any], history_mode: str
+) -> dict[str, Any]:
+    """Column values of a prediction row: everything in `prediction` plus how it was asked."""
+    return {
+        "step_id": step_id,
+        "observation": prediction.observation,
+        "reasoning": prediction.reasoning,
+        "raw_text": prediction.raw_text,
+        "finish_reason": prediction.finish_reason,
+        "prompt_tokens": prediction.prompt_tokens,
+        "completion_tokens": prediction.completion_tokens,
+        "latency_s": prediction.latency_s,
+        "engine": prediction.engine,
+        "model": prediction.model,
+        "diagnostics": prediction.diagnostics.model_dump(),
+        "params": dict(params),
+        "history_mode": history_mode,
+        "created_at": utcnow(),
+    }
+
+
+def score_values(prediction_id: int, scores: Iterable[ScoreLike]) -> list[dict[str, Any]]:
+    """Column values of score rows; versions are stored as text whatever type a metric uses."""
+    now = utcnow()
+    return [
+        {
+            "prediction_id": prediction_id,
+            "name": score.name,
+            "version": str(score.version),
+            "value": float(score.value),
+            "details": dict(score.details or {}),
+            "created_at": now,
+        }
+        for score in scores
+    ]
+
+
+def judge_scores(result: JudgeResult) -> list[StoredScore]:
+    """A rubric judge's verdict as scores named `judge.<dimension>` (1-5), for `add_scores`.
+
+    The version is the judge prompt version; judge engine, model and temperature go in the
+    details, since the judge dominates absolute numbers. A failed verdict gives no scores.
+    """
+    if result.failed:
+        return []
+    details = {
+        "judge_engine": result.judge_engine,
+        "judge_model": result.judge_model,
+        "temperature": result.temperature,
+        "total": result.total,
+        "caps_applied": list(result.caps_applied),
+    }
+    return [
+        StoredScore(f"{JUDGE_PREFIX}{dim}", result.prompt_version, float(value), details)
+        for dim, value in result.scores.items()
+        if value
+    ]
+
+
+def to_prediction(row: PredictionRow) -> Prediction:
+    """The backend Prediction a row stores."""
+    return Prediction(
+        observation=row.observation,
+        reasoning=row.reasoning,
+        raw_text=row.raw_text,
+        finish_reason=row.finish_reason,
+        prompt_tokens=row.prompt_tokens,
+        completion_tokens=row.completion_tokens,
+        latency_s=row.latency_s,
+        engine=row.engine,
+        model=row.model,
+        diagnostics=Diagnostics.model_validate(row.diagnostics),
+    )
+
+
+def stored_score(row: ScoreRow) -> StoredScore:
+    """A plain copy of a score row."""
+    return StoredScore(name=row.name, version=row.version, value=row.value, details=row.details)
+
+
+def stored_step(row: StepRow) -> StoredStep:
+    """A plain copy of a step row with its (already loaded) predictions and scores."""
+    return StoredStep(
+        step_id=row.id,
+        session_id=row.session_id,
+        index=row.index,
+        action=row.action,
+        real_observation=row.real_observation,
+        origin=row.origin,
+        predictions=[
+            StoredPrediction(
+                prediction_id=p.id,
+                prediction=to_prediction(p),
+                params=p.params,
+                history_mode=p.history_mode,
+                scores=[stored_score(s) for s in p.scores],
+                created_at=p.created_at,
+            )
+            for p in row.predictions
+        ],
+    )
+
+
+def stored_session(row: SessionRow, steps: Sequence[StepRow]) -> StoredSession:
+    """A plain copy of a session row with the steps it sees."""
+    return StoredSession(
+        id=row.id,
+        domain=row.domain,
+        engine=row.engine,
+        model=row.model,
+        params=row.params,
+        history_mode=HistoryMode(row.history_mode),
+        system_prompt=row.system_prompt,
+        initial_state=row.initial_state,
+        task=row.task,
+        owner=row.owner,
+        base_trajectory_id=row.base_trajectory_id,
+        parent_session_id=row.parent_session_id,
+        branched_at=row.branched_at,
+        created_at=row.created_at,
+        steps=[stored_step(step) for step in steps],
+    )
+
+
+def trajectory_fields(trajectory: Trajectory) -> dict[str, Any]:
+    """Column values of a trajectory row (without its turns)."""
+    return {
+        "domain": trajectory.domain,
+        "system_prompt": trajectory.system_prompt,
+        "task": trajectory.task,
+        "initial_state": trajectory.initial_state,
+        "source": trajectory.source,
+        "licence": trajectory.licence,
+        "commit": trajectory.commit,
+        "notes": trajectory.notes,
+        "action_inferred": trajectory.action_inferred,
+        "extra": dict(trajectory.metadata),
+    }
+
+
+def turn_rows(trajectory: Trajectory) -> list[TurnRow]:
+    """New turn rows for a trajectory, 0-based."""
+    return [
+        TurnRow(index=i, action=t.action, observation=t.observation, predicted=t.predicted)
+        for i, t in enumerate(trajectory.turns)
+    ]
+
+
+def to_trajectory(row: TrajectoryRow) -> Trajectory:
+    """The backend Trajectory a row (with its turns loaded) stores."""
+    return Trajectory(
+        id=row.id,
+        domain=row.domain,
+        system_prompt=row.system_prompt,
+        task=row.task,
+        initial_state=row.initial_state,
+        turns=[
+            Turn(action=t.action, observation=t.observation, predicted=t.predicted)
+            for t in row.turns
+        ],
+        source=row.source,
+        licence=row.licence,
+        commit=row.commit,
+        notes=row.notes,
+        action_inferred=row.action_inferred,
+        metadata=row.extra,
+    )

@@ -1,0 +1,209 @@
+"""The export side of storage: stored predictions as `backend.export` records, in batches.
+
+Predictions are read in id order, a batch at a time, each batch in its own short transaction,
+so an export of any size holds one batch in memory and never blocks writers for long.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import exists, or_, select
+from sqlalchemy.orm import Session
+
+from backend.export.records import ExportAnnotation, ExportRecord, ExportScore
+from backend.types import HistoryMode, Turn
+from storage.annotations.rows import ratings_of
+from storage.db import SessionFactory, session_scope
+from storage.lineage import lineage_steps
+from storage.models import AnnotationRow, AnnotatorRow, PredictionRow, ScoreRow, SessionRow, StepRow
+
+EXPORT_BATCH = 500
+
+
+@dataclass(frozen=True)
+class ExportQuery:
+    """Which predictions to export.
+
+    Attributes:
+        domain: only this domain.
+        since: only predictions made, or annotations written, at or after this time.
+        min_rating: only annotations whose mean rubric rating is at least this (implies
+            annotated predictions only).
+        annotated_only: skip predictions nobody annotated (every format but `reward`).
+        batch_size: predictions per read.
+
+    """
+
+    domain: str | None = None
+    since: datetime | None = None
+    min_rating: float | None = None
+    annotated_only: bool = True
+    batch_size: int = EXPORT_BATCH
+
+
+def _batch(
+    session: Session, query: ExportQuery, after: int
+) -> list[tuple[PredictionRow, StepRow, SessionRow]]:
+    statement = (
+        select(PredictionRow, StepRow, SessionRow)
+        .join(StepRow, StepRow.id == PredictionRow.step_id)
+        .join(SessionRow, SessionRow.id == StepRow.session_id)
+        .where(PredictionRow.id > after)
+    )
+    annotated = select(AnnotationRow.id).where(AnnotationRow.prediction_id == PredictionRow.id)
+    if query.domain is not None:
+        statement = statement.where(SessionRow.domain == query.domain)
+    if query.annotated_only or query.min_rating is not None:
+        statement = statement.where(exists(annotated))
+    if query.since is not None:
+        recent = annotated.where(AnnotationRow.updated_at >= query.since)
+        statement = statement.where(or_(PredictionRow.created_at >= query.since, exists(recent)))
+    statement = statement.order_by(PredictionRow.id).limit(query.batch_size)
+    return [tuple(row) for row in session.execute(statement)]  # type: ignore[misc]
+
+
+def _annotations(session: Session, ids: Sequence[int]) -> dict[int, list[ExportAnnotation]]:
+    found: dict[int, list[ExportAnnotation]] = defaultdict(list)
+    statement = (
+        select(AnnotationRow, AnnotatorRow.name)
+        .join(AnnotatorRow, AnnotatorRow.id == AnnotationRow.annotator_id)
+        .where(AnnotationRow.prediction_id.in_(ids))
+        .order_by(AnnotationRow.id)
+    )
+    for row, name in session.execute(statement):
+        found[row.prediction_id].append(
+            ExportAnnotation(
+                annotation_id=row.id,
+                annotator=name,
+                corrected_observation=row.corrected_observation,
+                ratings=ratings_of(row),
+                accept=row.accept,
+                tags=list(row.tags),
+                notes=row.notes,
+                version=row.version,
+                updated_at=row.updated_at,
+            )
+        )
+    return found
+
+
+def _scores(session: Session, ids: Sequence[int]) -> dict[int, list[ExportScore]]:
+    found: dict[int, list[ExportScore]] = defaultdict(list)
+    statement = select(ScoreRow).where(ScoreRow.prediction_id.in_(ids)).order_by(ScoreRow.id)
+    for row in session.scalars(statement):
+        found[row.prediction_id].append(ExportScore(row.name, row.version, row.value))
+    return found
+
+
+def _histories(session: Session, closed: dict[int, bool]) -> dict[int, list[Turn]]:
+    """Every step each session sees, as turns; predictions only loaded for closed-loop ones.
+
+    Args:
+        session: an open SQLAlchemy session.
+        closed: session id -> whether any of its exported predictions used closed-loop history.
+
+    """
+    histories = {}
+    for session_id, closed_loop in closed.items():
+        steps = lineage_steps(session, session_id, with_predictions=closed_loop)
+        histories[session_id] = [
+            Turn(
+                action=step.action,
+                observation=step.real_observation,
+                predicted=step.predictions[0].observation
+                if closed_loop and step.predictions
+                else None,
+            )
+            for step in steps
+        ]
+    return histories
+
+
+def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator[ExportRecord]:
+    """Yield one record per (prediction, annotation), or per prediction when unannotated.
+
+    Memory holds one batch of predictions and the histories of their sessions.
+    """
+    after = 0
+    while True:
+        with session_scope(factory) as session:
+            batch = _batch(session, query, after)
+            if not batch:
+                return
+            ids = [prediction.id for prediction, _, _ in batch]
+            annotations = _annotations(session, ids)
+            scores = _scores(session, ids)
+            closed: dict[int, bool] = defaultdict(bool)
+            for prediction, _, owner in batch:
+                closed[owner.id] |= prediction.history_mode == HistoryMode.CLOSED_LOOP
+            histories = _histories(session, closed)
+            records = [
+                record
+                for prediction, step, owner in batch
+                for record in _records(
+                    prediction,
+                    step,
+                    owner,
+                    histories[owner.id],
+                    annotations[prediction.id],
+                    scores[prediction.id],
+                    query,
+                )
+            ]
+        yield from records
+        after = ids[-1]
+
+
+def _records(
+    prediction: PredictionRow,
+    step: StepRow,
+    owner: SessionRow,
+    steps: list[Turn],
+    annotations: list[ExportAnnotation],
+    scores: list[ExportScore],
+    query: ExportQuery,
+) -> Iterator[ExportRecord]:
+    # A session's lineage is contiguous from index 0, so the history is a prefix of it.
+    history = steps[: step.index]
+    previous = owner.initial_state
+    if history:
+        previous = (
+            history[-1].observation
+            if history[-1].observation is not None
+            else history[-1].predicted
+        )
+    if query.min_rating is not None:
+        annotations = [a for a in annotations if (a.mean_rating() or 0) >= query.min_rating]
+    if query.since is not None:
+        since = query.since
+        if prediction.created_at < since:
+            annotations = [a for a in annotations if a.updated_at >= since]
+    chosen: list[ExportAnnotation | None] = list(annotations)
+    if not chosen and not query.annotated_only and query.min_rating is None:
+        chosen = [None]
+    for annotation in chosen:
+        yield ExportRecord(
+            session_id=owner.id,
+            step_id=step.id,
+            step_index=step.index,
+            prediction_id=prediction.id,
+            domain=owner.domain,
+            engine=prediction.engine,
+            model=prediction.model,
+            history_mode=HistoryMode(prediction.history_mode),
+            system_prompt=owner.system_prompt,
+            initial_state=owner.initial_state,
+            history=history,
+            action=step.action,
+            real_observation=step.real_observation,
+            previous_observation=previous,
+            predicted_observation=prediction.observation,
+            raw_text=prediction.raw_text,
+            created_at=prediction.created_at,
+            scores=scores,
+            annotation=annotation,
+        )

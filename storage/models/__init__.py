@@ -1,0 +1,35 @@
+"""Typed SQLAlchemy models; importing this package registers every table on `Base.metadata`."""
+
+from storage.models.annotations import (
+    RATING_DIMENSIONS,
+    AnnotationEditRow,
+    AnnotationRow,
+    AnnotatorRow,
+    ClaimRow,
+)
+from storage.models.base import Base, utcnow
+from storage.models.sessions import (
+    ObservationOrigin,
+    PredictionRow,
+    ScoreRow,
+    SessionRow,
+    StepRow,
+)
+from storage.models.trajectories import TrajectoryRow, TurnRow
+
+__all__ = [
+    "RATING_DIMENSIONS",
+    "AnnotationEditRow",
+    "AnnotationRow",
+    "AnnotatorRow",
+    "Base",
+    "ClaimRow",
+    "ObservationOrigin",
+    "PredictionRow",
+    "ScoreRow",
+    "SessionRow",
+    "StepRow",
+    "TrajectoryRow",
+    "TurnRow",
+    "utcnow",
+]

@@ -1,0 +1,149 @@
+"""Simulation sessions, their steps, every prediction made for a step and its scores."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from storage.models.base import Base, TimestampMixin, UTCDateTime, utcnow
+
+
+class ObservationOrigin(StrEnum):
+    """Where a step's real observation came from.
+
+    recorded: a stored trajectory; live: a real environment run; annotator: a person wrote it.
+    """
+
+    RECORDED = "recorded"
+    LIVE = "live"
+    ANNOTATOR = "annotator"
+
+
+_HISTORY_MODES = "('teacher_forced', 'closed_loop', 'blind')"
+_ORIGINS = "('recorded', 'live', 'annotator')"
+
+
+class SessionRow(TimestampMixin, Base):
+    """A simulation session: one domain, one engine and model, one history mode.
+
+    A branch shares its parent's steps before `branched_at` instead of copying them, so every
+    prediction exists once (the annotation queue never shows a copy) and a branch dies with its
+    parent. `base_trajectory_id` is the recording the session started from.
+    """
+
+    __tablename__ = "session"
+    __table_args__ = (CheckConstraint(f"history_mode IN {_HISTORY_MODES}", name="history_mode"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    domain: Mapped[str] = mapped_column(String(64), index=True)
+    engine: Mapped[str] = mapped_column(String(64))
+    model: Mapped[str] = mapped_column(String(255))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    history_mode: Mapped[str] = mapped_column(String(16))
+    system_prompt: Mapped[str | None] = mapped_column(Text)
+    initial_state: Mapped[str | None] = mapped_column(Text)
+    task: Mapped[str] = mapped_column(Text, default="")
+    owner: Mapped[str | None] = mapped_column(String(255), index=True)
+    base_trajectory_id: Mapped[str | None] = mapped_column(
+        ForeignKey("trajectory.id", ondelete="SET NULL"), index=True
+    )
+    parent_session_id: Mapped[int | None] = mapped_column(
+        ForeignKey("session.id", ondelete="CASCADE"), index=True
+    )
+    branched_at: Mapped[int | None] = mapped_column(Integer)
+
+    steps: Mapped[list[StepRow]] = relationship(
+        back_populates="session",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="StepRow.index",
+    )
+
+
+class StepRow(Base):
+    """One action in a session (0-based `index`) and, when known, the real observation after it."""
+
+    __tablename__ = "step"
+    __table_args__ = (
+        UniqueConstraint("session_id", "index"),
+        CheckConstraint(f"origin IS NULL OR origin IN {_ORIGINS}", name="origin"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("session.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    real_observation: Mapped[str | None] = mapped_column(Text)
+    origin: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    session: Mapped[SessionRow] = relationship(back_populates="steps")
+    predictions: Mapped[list[PredictionRow]] = relationship(
+        back_populates="step",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="PredictionRow.id",
+    )
+
+
+class PredictionRow(Base):
+    """Everything an engine returned for a step (`backend.types.Prediction`) and how it was asked.
+
+    A step may hold several predictions (engines compared side by side, retries).
+    """
+
+    __tablename__ = "prediction"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    step_id: Mapped[int] = mapped_column(ForeignKey("step.id", ondelete="CASCADE"), index=True)
+    observation: Mapped[str] = mapped_column(Text)
+    reasoning: Mapped[str] = mapped_column(Text, default="")
+    raw_text: Mapped[str] = mapped_column(Text)
+    finish_reason: Mapped[str] = mapped_column(String(32))
+    prompt_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    completion_tokens: Mapped[int] = mapped_column(Integer, default=0)
+    latency_s: Mapped[float] = mapped_column(Float, default=0.0)
+    engine: Mapped[str] = mapped_column(String(64), index=True)
+    model: Mapped[str] = mapped_column(String(255))
+    diagnostics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    history_mode: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
+
+    step: Mapped[StepRow] = relationship(back_populates="predictions")
+    scores: Mapped[list[ScoreRow]] = relationship(
+        back_populates="prediction",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="ScoreRow.id",
+    )
+
+
+class ScoreRow(Base):
+    """One metric (or judge dimension) value for a prediction, with the metric's version."""
+
+    __tablename__ = "score"
+    __table_args__ = (UniqueConstraint("prediction_id", "name", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    prediction_id: Mapped[int] = mapped_column(ForeignKey("prediction.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(128))
+    version: Mapped[str] = mapped_column(String(64))
+    value: Mapped[float] = mapped_column(Float)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    prediction: Mapped[PredictionRow] = relationship(back_populates="scores")

@@ -1,0 +1,102 @@
+"""A process killed in the middle of a session leaves every step it reported readable."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from storage.migrate import open_database
+from storage.sessions import SessionStore
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORTED_BEFORE_KILL = 25
+
+# The child simulates with the `persistence` baseline through the real step core and records
+# every step the way the CLI does, printing each id only after `add_step` returned (committed).
+CHILD = textwrap.dedent(
+    """
+    import json, sys
+    from backend.domains.prompts import PromptLibrary
+    from backend.engines.base import EngineConfig, build_engine
+    from backend.scoring import score_observation
+    from backend.simulate import Simulator
+    from backend.types import SimRequest
+    from storage.migrate import open_database
+    from storage.sessions import SessionStore
+
+    database = open_database(sys.argv[1])
+    store = SessionStore(database.session_factory)
+    simulator = Simulator(build_engine(EngineConfig(name="persistence")), PromptLibrary())
+    session_id = store.create_session(
+        "terminal", "persistence", "baseline", {}, "teacher_forced", initial_state="$ "
+    )
+    print("session", session_id, flush=True)
+    i = 0
+    while True:
+        session = store.load_session(session_id)
+        action = json.dumps([{"keystrokes": f"echo {i}\\n", "duration": 0.1}])
+        request = SimRequest(
+            domain="terminal", initial_state=session.initial_state,
+            history=session.history(), action=action,
+        )
+        prediction = simulator.step(request)
+        real = f"$ echo {i}\\n{i}\\n$ "
+        scores = score_observation("terminal", prediction.observation, real)
+        record = store.add_step(session_id, action, real, "live", prediction, scores)
+        print("step", record.step_id, record.prediction_id, flush=True)
+        i += 1
+    """
+)
+
+
+def test_killed_session_keeps_committed_steps(database_url: str) -> None:
+    open_database(database_url).dispose()  # migrate first, as the application does at start
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, database_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert child.stdout is not None
+    reported: list[tuple[int, int]] = []
+    session_id = None
+    try:
+        for line in child.stdout:
+            kind, *ids = line.split()
+            if kind == "session":
+                session_id = int(ids[0])
+                continue
+            reported.append((int(ids[0]), int(ids[1])))
+            if len(reported) == REPORTED_BEFORE_KILL:
+                child.send_signal(signal.SIGKILL)
+                break
+    finally:
+        child.kill()
+        stderr = child.stderr.read() if child.stderr else ""
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL, stderr
+    assert session_id is not None and len(reported) == REPORTED_BEFORE_KILL, stderr
+
+    database = open_database(database_url)
+    try:
+        session = SessionStore(database.session_factory).load_session(session_id)
+    finally:
+        database.dispose()
+    stored = {
+        (step.step_id, step.prediction.prediction_id) for step in session.steps if step.prediction
+    }
+    assert set(reported) <= stored
+    assert [step.index for step in session.steps] == list(range(len(session.steps)))
+    for step in session.steps[:REPORTED_BEFORE_KILL]:
+        assert step.real_observation and step.prediction and step.prediction.scores
+        assert step.prediction.prediction.engine == "persistence"
+    # Persistence predicts the previous observation: step i shows step i-1's real screen.
+    previous_screen = (session.steps[2].real_observation or "").strip()
+    assert session.steps[3].prediction.prediction.observation == previous_screen
