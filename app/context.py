@@ -8,6 +8,7 @@ from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, build_engine
 from backend.simulate import Simulator
+from storage.bench_runs import BenchRunStore
 from storage.db import Database
 from storage.migrate import open_database
 from storage.sessions import SessionStore
@@ -40,6 +41,11 @@ class AppContext:
     def sessions(self) -> SessionStore:
         """Simulation sessions and their steps."""
         return SessionStore(self.database.session_factory)
+
+    @cached_property
+    def bench_runs(self) -> BenchRunStore:
+        """Benchmark runs, listed by the Benchmark page."""
+        return BenchRunStore(self.database.session_factory)
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:

@@ -26,6 +26,7 @@ from storage.annotations import (
     annotator_progress,
     domain_progress,
 )
+from storage.bench_runs import BenchRunStore
 from storage.export_source import iter_export_records
 from storage.migrate import open_database
 from storage.sessions import SessionStore
@@ -81,6 +82,7 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         engines=tuple(ENGINES.names()),
         trajectories=trajectories,
         sessions=SessionStore(factory),
+        bench_runs=BenchRunStore(factory),
         queue=AnnotationQueue(factory),
         annotations=AnnotationStore(factory),
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),

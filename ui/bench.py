@@ -1,28 +1,29 @@
 """Benchmark runs from the UI: run engines over a dataset into the data dir, list past runs.
 
 Runs go through `backend.benchmark.service.run_bench`, the same code as `awp bench`, so a run
-started here can be resumed or re-read from the command line; each run is one folder under
-`<data dir>/bench/` holding its items, results and chart.
+started here can be resumed or re-read from the command line. Each run is a `bench_run` row
+(listed here) and a folder under `<data dir>/bench/` holding its items, results and chart.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from backend.benchmark.items import DATASETS
 from backend.benchmark.report import CHART_FILE
 from backend.benchmark.results import BenchResults
 from backend.benchmark.runner import RunConfig
-from backend.benchmark.service import RESULTS_FILE, run_bench
+from backend.benchmark.service import new_run_dir, run_bench
 from backend.errors import BadInputError
 from backend.scoring.judge import Judge
 from backend.types import HistoryMode, SamplingParams
+from storage.bench_runs import BenchRunRecord, record_bench
+from storage.models import BenchRunStatus
 from ui.services import Services
 from ui.users import AccessDeniedError, User
 
-PAST_HEADERS = ["run", "dataset", "history", "engines", "overall (macro)", "created"]
+PAST_HEADERS = ["run", "date", "dataset", "engines", "status", "items", "overall (macro)"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,22 @@ class BenchRequest:
     limit: int | None
     history_mode: HistoryMode
     params: SamplingParams
+
+
+@dataclass(frozen=True)
+class PastRun:
+    """A stored run as the page shows it: results only when it finished, chart while on disk."""
+
+    record: BenchRunRecord
+    results: BenchResults | None
+    chart: Path | None
+
+    def note(self) -> str:
+        """The status line above the table."""
+        run = self.record
+        if self.results is not None:
+            return f"Run #{run.id}: {self.results.dataset}, {self.results.history_mode}."
+        return f"Run #{run.id} ({run.dataset}) is {run.status}. {run.message or ''}".strip()
 
 
 def table(results: BenchResults) -> tuple[list[str], list[list[str]]]:
@@ -51,15 +68,26 @@ def table(results: BenchResults) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def past_row(run: BenchRunRecord) -> list[str]:
+    """One line of the past-runs table."""
+    macro = ", ".join(
+        f"{name} {100 * value:.1f}"
+        for name, value in run.overall_macro().items()
+        if value is not None
+    )
+    return [str(run.id), run.created_at.strftime("%Y-%m-%d %H:%M"), run.dataset,
+            ", ".join(run.engines), run.status, str(run.item_count), macro]  # fmt: skip
+
+
 class Benchmarks:
-    """Starts runs and reads past ones."""
+    """Starts runs and reads past ones from the `bench_run` table."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.root = services.data_dir / "bench"
+        self.store = services.bench_runs
 
     def run(self, user: User, request: BenchRequest) -> tuple[BenchResults, Path]:
-        """Run the benchmark into a new folder; returns the results and the chart path.
+        """Run the benchmark into a new folder, recorded as a run; returns results and chart path.
 
         Raises:
             AccessDeniedError: a dataset path given by someone who is not an admin.
@@ -69,44 +97,46 @@ class Benchmarks:
             raise BadInputError("Choose at least one engine to benchmark.")
         if request.dataset not in DATASETS and not user.is_admin:
             raise AccessDeniedError("Only admins can benchmark a dataset file from the server.")
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        out = self.root / f"{stamp}-{'-'.join(request.engines)}"[:120]
+        out = new_run_dir(self.services.data_dir, request.engines)
         config = RunConfig(engines=request.engines, limit=request.limit,
                            history_mode=request.history_mode, params=request.params)  # fmt: skip
         judge = Judge(self.services.engine(request.judge, "", None)) if request.judge else None
         simulators = self.services.simulator
-        results = run_bench(
-            request.dataset, out, config, lambda name: simulators(name, "", None), judge
+        results = record_bench(
+            self.store,
+            lambda: run_bench(
+                request.dataset, out, config, lambda name: simulators(name, "", None), judge
+            ),
+            dataset=request.dataset,
+            engines=request.engines,
+            judge=request.judge,
+            out_dir=str(out),
+            owner=user.name,
         )
         return results, out / CHART_FILE
 
-    def past(self) -> list[tuple[str, BenchResults]]:
-        """Finished runs, newest first."""
-        runs = []
-        for path in sorted(self.root.glob(f"*/{RESULTS_FILE}"), reverse=True):
-            try:
-                runs.append((path.parent.name, BenchResults.model_validate_json(path.read_text())))
-            except ValueError:
-                continue  # a run that crashed mid-write; its folder can be resumed from the CLI
-        return runs
+    def load(self, run_id: str) -> PastRun:
+        """A stored run with its results (from the stored summary) and chart, if still on disk.
 
-    def load(self, run_id: str) -> tuple[BenchResults, Path]:
-        """A past run's results and chart."""
-        folder = self.root / Path(run_id).name
-        path = folder / RESULTS_FILE
-        if not path.is_file():
-            raise BadInputError(f"No finished benchmark run called {run_id!r}.")
-        return BenchResults.model_validate_json(path.read_text()), folder / CHART_FILE
+        Raises:
+            BadInputError: `run_id` is not a run number.
+            NotFoundError: no run has that number.
+        """
+        try:
+            number = int(str(run_id).strip().lstrip("#"))
+        except ValueError:
+            raise BadInputError(
+                f"No benchmark run called {run_id!r}; pick one from the list."
+            ) from None
+        record = self.store.get(number)
+        finished = record.status == BenchRunStatus.FINISHED and record.summary
+        results = BenchResults.model_validate(record.summary) if finished else None
+        chart = Path(record.out_dir) / CHART_FILE
+        return PastRun(record, results, chart if chart.is_file() else None)
 
-    def past_rows(self) -> list[list[str]]:
-        """One row per past run for the runs table."""
-        rows = []
-        for run_id, results in self.past():
-            macro = ", ".join(
-                f"{name} {100 * s.headline_overall.macro:.1f}"
-                for name, s in results.engines.items()
-                if s.headline_overall.macro is not None
-            )
-            rows.append([run_id, results.dataset, results.history_mode,
-                         ", ".join(results.engines), macro, results.created_at[:19]])  # fmt: skip
-        return rows
+    def listing(self) -> tuple[list[list[str]], list[tuple[str, str]]]:
+        """Stored runs, newest first: rows for the runs table and (label, id) picker entries."""
+        runs = self.store.list_runs()
+        choices = [(f"#{r.id} {r.dataset}: {', '.join(r.engines)} ({r.status})", str(r.id))
+                   for r in runs]  # fmt: skip
+        return [past_row(run) for run in runs], choices

@@ -24,6 +24,7 @@ from storage.annotations import (
     AnnotatorProgress,
     DomainProgress,
 )
+from storage.bench_runs import BenchRunStore
 from storage.export_source import ExportQuery
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
@@ -125,6 +126,7 @@ class Services:
         engines: engine names offered in the engine menus.
         trajectories: stored trajectories (the bundled recordings are loaded at start).
         sessions: the session recorder.
+        bench_runs: benchmark runs, listed on the Benchmark page.
         queue: the annotation review queue.
         annotations: the annotation store.
         progress: annotation progress readers.
@@ -143,6 +145,7 @@ class Services:
     engines: tuple[str, ...]
     trajectories: TrajectoryStore
     sessions: SessionStore
+    bench_runs: BenchRunStore
     queue: AnnotationQueue
     annotations: AnnotationStore
     progress: Progress

@@ -22,7 +22,6 @@ def bench(
     engine: Annotated[
         list[str], typer.Option(help="Engine to benchmark; repeat for several (e.g. oracle).")
     ],
-    out: Annotated[Path, typer.Option(help="Output directory for items, results and chart.")],
     judge: Annotated[
         str | None, typer.Option(help="Engine that grades every prediction on the rubric.")
     ] = None,
@@ -46,19 +45,26 @@ def bench(
         HistoryMode, typer.Option(help="teacher_forced (official) or blind.")
     ] = HistoryMode.TEACHER_FORCED,
     max_new_tokens: Annotated[int | None, typer.Option(help="Completion token budget.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder for items, results and chart (default: under data dir)."),
+    ] = None,
     resume: Annotated[
-        bool, typer.Option(help="Continue a run in --out, skipping finished items.")
+        bool, typer.Option(help="Continue the run in --out, skipping finished items.")
     ] = False,
 ) -> None:
     """Benchmark engines (baselines `persistence` and `oracle` included) over a dataset."""
     from app.context import AppContext
     from backend.benchmark.report import format_table
     from backend.benchmark.runner import RunConfig
-    from backend.benchmark.service import run_bench
+    from backend.benchmark.service import new_run_dir, run_bench
     from backend.errors import BadInputError
+    from storage.bench_runs import record_bench
 
     if history_mode is HistoryMode.CLOSED_LOOP:
         raise BadInputError("awp bench runs teacher_forced or blind; closed_loop needs rollouts.")
+    if resume and out is None:
+        raise BadInputError("--resume needs --out: the folder of the run to continue.")
     overrides: dict[str, Any] = {"concurrency": concurrency, "max_new_tokens": max_new_tokens}
     settings = Settings(**{key: value for key, value in overrides.items() if value is not None})
     config = RunConfig(
@@ -68,18 +74,26 @@ def bench(
         history_mode=history_mode,
         params=settings.sampling(),
     )
+    out = out or new_run_dir(settings.data_dir, engine)
     context = AppContext(settings)
     try:
         grader = build_judge(
             context, judge, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
         )
-        results = run_bench(
-            dataset,
-            out,
-            config,
-            lambda name: context.simulator(name, model, base_url),
-            grader,
-            resume,
+        results = record_bench(
+            context.bench_runs,
+            lambda: run_bench(
+                dataset,
+                out,
+                config,
+                lambda name: context.simulator(name, model, base_url),
+                grader,
+                resume,
+            ),
+            dataset=dataset,
+            engines=engine,
+            judge=judge,
+            out_dir=str(out.resolve()),
         )
     finally:
         context.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from backend.benchmark.items import load_items
@@ -16,6 +17,16 @@ from backend.simulate import Simulator
 
 ITEMS_FILE = "items.jsonl"
 RESULTS_FILE = "results.json"
+
+
+def new_run_dir(data_dir: Path, engines: list[str]) -> Path:
+    """A fresh folder under `<data_dir>/bench/`, named by start time and engines.
+
+    The UI and `awp bench` without `--out` share this layout, so a run started in either can
+    be found and resumed from the other.
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    return data_dir / "bench" / f"{stamp}-{'-'.join(engines)}"[:120]
 
 
 def run_bench(

@@ -8,6 +8,7 @@ from storage.models.annotations import (
     ClaimRow,
 )
 from storage.models.base import Base, utcnow
+from storage.models.bench_runs import BenchRunRow, BenchRunStatus
 from storage.models.sessions import (
     ObservationOrigin,
     PredictionRow,
@@ -23,6 +24,8 @@ __all__ = [
     "AnnotationRow",
     "AnnotatorRow",
     "Base",
+    "BenchRunRow",
+    "BenchRunStatus",
     "ClaimRow",
     "ObservationOrigin",
     "PredictionRow",

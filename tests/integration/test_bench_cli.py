@@ -24,6 +24,8 @@ from backend.benchmark.store import ItemStore
 from backend.data.agentworldbench import trajectory_to_rows
 from backend.data.bundled import load_bundled
 from backend.errors import BadInputError
+from storage.bench_runs import BenchRunStore
+from storage.db import Database
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINES = ["--engine", "persistence", "--engine", "oracle"]
@@ -149,6 +151,11 @@ def test_sigint_then_resume(tmp_path: Path) -> None:
     assert after[: len(before)] == before
     keys = {(json.loads(r)["engine"], json.loads(r)["item_id"]) for r in after}
     assert len(keys) == len(after) == 2 * len(load_items("bundled"))
+    database = Database(f"sqlite:///{tmp_path / 'data' / 'awp.db'}")
+    resumed, stopped = BenchRunStore(database.session_factory).list_runs()
+    database.dispose()
+    assert (stopped.status, resumed.status) == ("interrupted", "finished")
+    assert resumed.item_count == len(keys)
 
 
 def test_agentworldbench_rows_are_a_dataset(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
+from storage.bench_runs import BenchRunStore
 from storage.sessions import SessionStore
 from tests.support.app_server import RunningApp, named, start_app
 
@@ -122,7 +123,7 @@ def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
     assert "#" in pending[0] and "oracle" in pending[0]
 
 
-def test_benchmark_run_lists_the_run(client: Client):
+def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: RunningApp):
     status, table, chart, past, _ = client.predict(
         "bundled", ["persistence", "oracle"], "(no judge)", 6, "teacher_forced",
         api_name="/bench_run",
@@ -131,4 +132,18 @@ def test_benchmark_run_lists_the_run(client: Client):
     engines = [row[0] for row in table["value"]["data"]]
     assert engines == ["persistence", "oracle"]
     assert chart.endswith(".png")
-    assert past["value"]["data"][0][3] == "persistence, oracle"
+    run_id, _, dataset, listed, state, items, macro = past["value"]["data"][0]
+    assert (dataset, listed, state, items) == ("bundled", "persistence, oracle", "finished", "12")
+    assert "oracle 100.0" in macro
+
+    database = app.database()
+    [run] = [r for r in BenchRunStore(database.session_factory).list_runs() if str(r.id) == run_id]
+    database.dispose()
+    assert run.owner == "anonymous" and run.item_count == 12
+    (Path(run.out_dir) / "results.json").unlink()  # the page reads the stored summary, not files
+    note, shown, shown_chart = client.predict(run_id, api_name="/bench_show")
+    assert f"Run #{run_id}: bundled, teacher_forced." == note
+    assert shown["value"]["data"] == table["value"]["data"]
+    assert shown_chart.endswith(".png")
+    with pytest.raises(Exception, match="No benchmark run called"):
+        client.predict("latest", api_name="/bench_show")

@@ -37,7 +37,7 @@ class BenchmarkPage:
 
 def render(services: Services) -> BenchmarkPage:
     """Build the page (inside the caller's Tab)."""
-    runs = Benchmarks(services).past_rows()
+    runs, choices = Benchmarks(services).listing()
     chosen = list(dict.fromkeys([services.defaults.engine, "persistence"]))
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=300):
@@ -63,7 +63,7 @@ def render(services: Services) -> BenchmarkPage:
         past = gr.Dataframe(runs or None, headers=PAST_HEADERS, interactive=False,
                             label="Past runs", elem_id="bm-past")  # fmt: skip
         with gr.Row():
-            run_id = gr.Dropdown([r[0] for r in runs], label="Run", allow_custom_value=True,
+            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True,
                                  scale=3)  # fmt: skip
             show = gr.Button("Show", scale=1)
             refresh = gr.Button("Refresh", scale=1)
@@ -76,8 +76,8 @@ def wire(page: BenchmarkPage, services: Services) -> None:
     benchmarks = Benchmarks(services)
 
     def listing() -> tuple[Any, Any]:
-        rows = benchmarks.past_rows()
-        return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown([r[0] for r in rows])
+        rows, choices = benchmarks.listing()
+        return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown(choices)
 
     def run(
         dataset: str,
@@ -100,11 +100,12 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         return [note, gr.Dataframe(rows, headers=headers), str(chart), *listing()]
 
     def show(run_id: str) -> list[Any]:
-        results, chart = benchmarks.load(run_id)
-        headers, rows = table(results)
-        image = str(chart) if chart.is_file() else None
-        note = f"Run {run_id}: {results.dataset}, {results.history_mode}."
-        return [note, gr.Dataframe(rows, headers=headers), image]
+        past = benchmarks.load(run_id)
+        image = str(past.chart) if past.chart else None
+        if past.results is None:
+            return [past.note(), gr.Dataframe(None), image]
+        headers, rows = table(past.results)
+        return [past.note(), gr.Dataframe(rows, headers=headers), image]
 
     inputs = [page.dataset, page.engines, page.judge, page.limit, page.history_mode]
     page.run.click(guarded(run), inputs,
