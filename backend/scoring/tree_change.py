@@ -25,6 +25,11 @@ node updated; one that keeps only its role and some attributes is not."""
 Change = tuple[Any, ...]
 
 
+def _matched(old: list[Node], new: list[Node]) -> list[tuple[int, int]]:
+    """Pairs (index in old, index in new) of the same node in both states; the rest changed."""
+    return [(i, j) for i, j, _ in match_nodes(old, new, CHANGE_MIN_SIMILARITY).pairs]
+
+
 def changes(before: Tree | None, after: Tree) -> Counter[Change]:
     """The multiset of changes from `before` to `after`.
 
@@ -36,20 +41,29 @@ def changes(before: Tree | None, after: Tree) -> Counter[Change]:
     if before is None:
         return Counter(("added", node.signature()) for node in new)
     old = before.nodes
-    matching = match_nodes(old, new, CHANGE_MIN_SIMILARITY)
-    matched_old = {i for i, _, _ in matching.pairs}
-    matched_new = {j for _, j, _ in matching.pairs}
+    pairs = _matched(old, new)
     found: Counter[Change] = Counter()
-    for i, j, _ in matching.pairs:
+    for i, j in pairs:
         if old[i].signature() != new[j].signature():
             found[("updated", old[i].signature(), new[j].signature())] += 1
-    for i, node in enumerate(old):
-        if i not in matched_old:
-            found[("removed", node.signature())] += 1
-    for j, node in enumerate(new):
-        if j not in matched_new:
-            found[("added", node.signature())] += 1
+    matched_old, matched_new = {i for i, _ in pairs}, {j for _, j in pairs}
+    found.update(("removed", n.signature()) for i, n in enumerate(old) if i not in matched_old)
+    found.update(("added", n.signature()) for j, n in enumerate(new) if j not in matched_new)
     return found
+
+
+def node_statuses(before: Tree, after: Tree) -> tuple[list[str], int]:
+    """Each node of `after.nodes` as "added", "updated" or "", and how many nodes were removed.
+
+    The same matching as `changes`, per node instead of per signature, so a view that marks
+    changed nodes marks exactly the changes change F1 counts.
+    """
+    old, new = before.nodes, after.nodes
+    pairs = _matched(old, new)
+    statuses = ["added"] * len(new)
+    for i, j in pairs:
+        statuses[j] = "" if old[i].signature() == new[j].signature() else "updated"
+    return statuses, len(old) - len(pairs)
 
 
 def _by_kind(found: Counter[Change]) -> dict[str, int]:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from backend.scoring.nodes import Node, Tree
 from backend.scoring.parsers import parse_tree
-from backend.scoring.tree_change import change_f1, changes
+from backend.scoring.tree_change import change_f1, changes, node_statuses
 from backend.scoring.tree_edit import tree_edit_similarity
 from backend.scoring.tree_match import (
     HUNGARIAN_MAX_CELLS,
@@ -123,6 +123,8 @@ def test_change_sets_of_added_removed_updated_nodes() -> None:
     )
     kinds = sorted(change[0] for change in changes(before, after).elements())
     assert kinds == ["added", "removed", "updated"]
+    statuses, removed = node_statuses(before, after)  # the per-node view the UI highlights
+    assert sorted([s for s in statuses if s] + ["removed"] * removed) == kinds
 
 
 def test_unknown_previous_state_makes_everything_an_addition() -> None:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from backend.errors import BadInputError
 from backend.scoring.nodes import ROOT_ROLE
 from backend.scoring.parsers import detect_format, parse_tree
 from backend.scoring.parsers.android import parse_android_json, parse_android_xml
 from backend.scoring.parsers.axtree import parse_axtree
-from backend.scoring.parsers.desktop import parse_osworld_table, parse_uia_json
+from backend.scoring.parsers.desktop import parse_atspi_xml, parse_osworld_table, parse_uia_json
 from backend.scoring.parsers.html import parse_html_tree
 
 
@@ -96,6 +97,24 @@ def test_osworld_table() -> None:
     assert rows[1].attrs == {"text": "Home"}
 
 
+def test_atspi_xml() -> None:
+    xml = (
+        '<desktop-frame xmlns:st="urn:st" xmlns:cp="urn:cp" name="main">'
+        '<push-button name="Files" st:focused="true" cp:screencoord="(0, 33)" cp:size="(70, 64)"/>'
+        "<label>  Home\n </label></desktop-frame>"
+    )
+    tree = parse_atspi_xml(xml)
+    nodes = [(f.depth, f.node.role, f.node.name, f.node.bounds) for f in tree.flatten()]
+    assert nodes == [
+        (0, "desktop-frame", "main", None),
+        (1, "push-button", "Files", (0, 33, 70, 97)),
+        (1, "label", "Home", None),
+    ]
+    assert tree.nodes[1].attrs == {"focused": "true"}
+    with pytest.raises(BadInputError, match="DTD"):
+        parse_atspi_xml('<!DOCTYPE r [<!ENTITY x "y">]><desktop-frame name="&x;"/>')
+
+
 def test_recorded_axtree_and_html(recorded_root: Path) -> None:
     episodes = json.loads(
         (recorded_root / "web" / "agentlab-miniwob" / "derived_episodes.json").read_text("utf-8")
@@ -130,6 +149,7 @@ def test_axtree_line_details() -> None:
         ("html", "RootWebArea 'x'", "axtree"),
         ("a11y_tree", '{"Name": "x", "ControlType": "Pane"}', "uia_json"),
         ("a11y_tree", "tag\tname\n", "osworld_table"),
+        ("a11y_tree", "<desktop-frame/>", "atspi_xml"),
         ("android_xml", "\ufeff<hierarchy/>", "android_xml"),
         ("android_xml", '[{"class": "x"}]', "android_json"),
         ("android_json", "<hierarchy/>", "android_xml"),

@@ -1,101 +1,69 @@
-"""Tree views shared by the accessibility-tree and Android renderers.
+"""Tree views shared by the accessibility-tree and Android renderers, drawn from backend trees.
 
-Parsers turn each representation into a flat pre-order list of `Node`s; this module draws the
-indented tree (marking nodes added or updated since the previous state) and, when nodes carry
-screen bounds, an SVG wireframe of the screen. All text is escaped; all SVG numbers are ints.
+The observation is parsed by the scoring parsers (`backend.scoring.parsers`) and nodes are marked
+added or updated by the matching change F1 uses, so what the page highlights is what the metric
+counts. This module draws the indented tree and, when nodes carry screen bounds, an SVG wireframe
+of the screen. All text is escaped; all SVG numbers are ints.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import Counter
 
+from backend.scoring.nodes import ROOT_ROLE, Bounds, FlatNode, Node, Tree
+from backend.scoring.tree_change import node_statuses
 from ui.renderers.base import esc, notice
 
 MAX_NODES = 4_000
 MAX_LABEL = 60
 
-Bounds = tuple[int, int, int, int]
 
+def _props(node: Node) -> str:
+    """Attributes as `key='value'` text; flags set to "false" are left out.
 
-@dataclass(frozen=True)
-class Node:
-    """One tree node in display form.
-
-    Attributes:
-        depth: nesting level, 0 at the root.
-        role: control type, class or accessibility role.
-        name: visible name or text.
-        ident: a stable id shown as a badge (BrowserGym bid, Android resource id).
-        props: remaining attributes, already formatted as text.
-        bounds: (left, top, right, bottom) in screen pixels, when known.
-
+    "false" is the resting state of every Android and BrowserGym flag; listing it on every row
+    buries the flags that are set. A change to or from "false" is still marked as an update.
     """
-
-    depth: int
-    role: str
-    name: str = ""
-    ident: str = ""
-    props: str = ""
-    bounds: Bounds | None = None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """Identify the node across two states: by its id, else by its role and name."""
-        return ("id", self.ident) if self.ident else (self.role, self.name)
-
-    @property
-    def signature(self) -> tuple[str, str, str, Bounds | None]:
-        """Return everything whose change counts as an update."""
-        return (self.role, self.name, self.props, self.bounds)
+    return ", ".join(
+        f"{key}={value!r}" if value else key
+        for key, value in node.attrs.items()
+        if value != "false"
+    )
 
 
-def changes(nodes: list[Node], previous: list[Node]) -> tuple[list[str], int]:
-    """Return each node's status against `previous` (added, updated or "") and the removed count."""
-    before: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    for node in previous:
-        before[node.key][node.signature] += 1
-    statuses = []
-    for node in nodes:
-        seen = before.get(node.key)
-        if seen is None:
-            statuses.append("added")
-        elif seen[node.signature] > 0:
-            seen[node.signature] -= 1
-            statuses.append("")
-        else:
-            statuses.append("updated")
-    now = {node.key for node in nodes}
-    removed = sum(1 for node in previous if node.key not in now)
-    return statuses, removed
+def _node_line(flat: FlatNode, depth: int, status: str) -> str:
+    """Render one row of the indented tree.
 
-
-def _node_line(node: Node, status: str) -> str:
-    """Render one row of the indented tree."""
+    Android classes and resource ids are shown without their package (`TextView`, `[title]`):
+    the package repeats on every row; the full values stay in the wireframe tooltip and scoring.
+    """
+    node = flat.node
     parts = []
-    if node.ident:
-        parts.append(f'<span class="awp-id">[{esc(node.ident)}]</span>')
-    parts.append(f'<span class="awp-role">{esc(node.role)}</span>')
+    if node.node_id:
+        parts.append(f'<span class="awp-id">[{esc(node.node_id.rsplit("/", 1)[-1])}]</span>')
+    parts.append(f'<span class="awp-role">{esc(node.role.rsplit(".", 1)[-1])}</span>')
     if node.name:
         parts.append(f'<span class="awp-name">{esc(repr(node.name)[1:-1])}</span>')
-    if node.props:
-        parts.append(f'<span class="awp-props">{esc(node.props)}</span>')
+    if props := _props(node):
+        parts.append(f'<span class="awp-props">{esc(props)}</span>')
     marker = f' awp-{status}" title="{status}' if status else ""
-    indent = min(node.depth, 40) * 1.2
-    style = f"padding-left:{indent:.1f}em"
+    style = f"padding-left:{min(depth, 40) * 1.2:.1f}em"
     return f'<div class="awp-node{marker}" style="{style}">{" ".join(parts)}</div>'
 
 
-def render_tree(nodes: list[Node], previous: list[Node] | None = None) -> str:
-    """Render the indented tree, with a change summary when a previous state is given."""
-    shown = nodes[:MAX_NODES]
+def render_tree(tree: Tree, statuses: list[str], removed: int | None) -> str:
+    """Render the indented tree, with a change summary when `removed` is known (a previous state).
+
+    The summary counts every node, shown or not, so it agrees with change F1 on large trees.
+    """
+    flat = tree.flatten()
+    offset = 1 if tree.root.role == ROOT_ROLE else 0  # the synthetic root is not drawn
     head = ""
-    if len(nodes) > MAX_NODES:
-        head = notice(f"Showing the first {MAX_NODES:,} of {len(nodes):,} nodes.")
-    if previous is None:
-        statuses = [""] * len(shown)
-    else:
-        statuses, removed = changes(shown, previous)
+    if tree.truncated:
+        head = notice("The tree is larger or deeper than the parser limits; the rest is omitted.")
+    if len(flat) > MAX_NODES:
+        head += notice(f"Showing the first {MAX_NODES:,} of {len(flat):,} nodes.")
+    if removed is not None:
         counts = Counter(statuses)
         head += (
             f'<div class="awp-summary">Against the previous state: '
@@ -103,30 +71,36 @@ def render_tree(nodes: list[Node], previous: list[Node] | None = None) -> str:
             f'<span class="awp-updated">{counts["updated"]} updated</span> · '
             f"{removed} removed</div>"
         )
-    rows = "".join(_node_line(node, status) for node, status in zip(shown, statuses, strict=True))
+    rows = "".join(
+        _node_line(node, node.depth - offset, status)
+        for node, status in zip(flat[:MAX_NODES], statuses, strict=False)
+    )
     return f'{head}<div class="awp-tree">{rows}</div>'
 
 
-def _has_area(bounds: Bounds) -> bool:
-    """Tell whether a box is drawable (zero-size and inverted boxes are skipped)."""
-    return bounds[2] > bounds[0] and bounds[3] > bounds[1]
+def _box(node: Node) -> Bounds | None:
+    """The node's bounds when drawable (zero-size and inverted boxes are skipped)."""
+    box = node.bounds
+    return box if box and box[2] > box[0] and box[3] > box[1] else None
 
 
-def render_wireframe(nodes: list[Node], previous: list[Node] | None = None) -> str:
+def render_wireframe(nodes: list[Node], statuses: list[str]) -> str:
     """Draw an SVG sketch of the screen from node bounds; "" when no node has usable bounds."""
-    boxed = [n for n in nodes[:MAX_NODES] if n.bounds and _has_area(n.bounds)]
+    boxed = [
+        (box, node, status)
+        for node, status in zip(nodes[:MAX_NODES], statuses, strict=False)
+        if (box := _box(node))
+    ]
     if not boxed:
         return ""
-    statuses = changes(boxed, previous)[0] if previous is not None else [""] * len(boxed)
-    left = min(n.bounds[0] for n in boxed)  # type: ignore[index]
-    top = min(n.bounds[1] for n in boxed)  # type: ignore[index]
-    width = max(n.bounds[2] for n in boxed) - left  # type: ignore[index]
-    height = max(n.bounds[3] for n in boxed) - top  # type: ignore[index]
+    left = min(box[0] for box, _, _ in boxed)
+    top = min(box[1] for box, _, _ in boxed)
+    width = max(box[2] for box, _, _ in boxed) - left
+    height = max(box[3] for box, _, _ in boxed) - top
     font = max(8, round(min(width, height) / 45))
     shapes = []
-    for node, status in zip(boxed, statuses, strict=True):
-        x1, y1, x2, y2 = node.bounds  # type: ignore[misc]
-        label = (node.name or "")[:MAX_LABEL]
+    for (x1, y1, x2, y2), node, status in boxed:
+        label = node.name[:MAX_LABEL]
         tip = esc(f"{node.role} {node.name}".strip()[:200])
         text = (
             f'<text x="{x1 + 4}" y="{y1 + font + 2}" font-size="{font}">{esc(label)}</text>'
@@ -145,13 +119,17 @@ def render_wireframe(nodes: list[Node], previous: list[Node] | None = None) -> s
     )
 
 
-def render_tree_and_wireframe(nodes: list[Node], previous: list[Node] | None = None) -> str:
+def render_tree_and_wireframe(tree: Tree, previous: Tree | None = None) -> str:
     """Render tree and wireframe side by side (the tree alone when there are no bounds)."""
-    wireframe = render_wireframe(nodes, previous)
-    tree = render_tree(nodes, previous)
+    if previous is None:
+        statuses, removed = [""] * tree.size(), None
+    else:
+        statuses, removed = node_statuses(previous, tree)
+    wireframe = render_wireframe(tree.nodes, statuses)
+    view = render_tree(tree, statuses, removed)
     if not wireframe:
-        return tree
+        return view
     return (
-        f'<div class="awp-split awp-split-tree"><div class="awp-pane awp-pane-tree">{tree}</div>'
+        f'<div class="awp-split awp-split-tree"><div class="awp-pane awp-pane-tree">{view}</div>'
         f'<div class="awp-pane awp-pane-wire">{wireframe}</div></div>'
     )

@@ -2,8 +2,8 @@
 
 A domain's observation kind says which family a state belongs to (web pages, desktops, Android
 screens); within a family the text itself says whether it is markup, JSON or line text, because
-the same domain is recorded in several representations (BrowserGym axtree or HTML, UIA JSON or
-OSWorld's table, uiautomator XML or DroidBot JSON).
+the same domain is recorded in several representations (BrowserGym axtree or HTML; UIA JSON,
+OSWorld's table or AT-SPI XML; uiautomator XML or DroidBot JSON).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from backend.registry import Registry
 from backend.scoring.nodes import Tree
 from backend.scoring.parsers.android import parse_android_json, parse_android_xml
 from backend.scoring.parsers.axtree import parse_axtree
-from backend.scoring.parsers.desktop import parse_osworld_table, parse_uia_json
+from backend.scoring.parsers.desktop import parse_atspi_xml, parse_osworld_table, parse_uia_json
 from backend.scoring.parsers.html import parse_html_tree
 from backend.types import ObservationKind
 
@@ -26,6 +26,7 @@ TREE_PARSERS.register("axtree", parse_axtree)
 TREE_PARSERS.register("html", parse_html_tree)
 TREE_PARSERS.register("uia_json", parse_uia_json)
 TREE_PARSERS.register("osworld_table", parse_osworld_table)
+TREE_PARSERS.register("atspi_xml", parse_atspi_xml)
 TREE_PARSERS.register("android_xml", parse_android_xml)
 TREE_PARSERS.register("android_json", parse_android_json)
 
@@ -44,7 +45,8 @@ _WEB = TreeFamily(markup="html", json="uia_json", text="axtree")
 _ANDROID = TreeFamily(markup="android_xml", json="android_json", text="axtree")
 FAMILIES.register(ObservationKind.AXTREE, _WEB)
 FAMILIES.register(ObservationKind.HTML, _WEB)
-FAMILIES.register(ObservationKind.A11Y_TREE, TreeFamily("html", "uia_json", "osworld_table"))
+_DESKTOP = TreeFamily(markup="atspi_xml", json="uia_json", text="osworld_table")
+FAMILIES.register(ObservationKind.A11Y_TREE, _DESKTOP)
 FAMILIES.register(ObservationKind.ANDROID_XML, _ANDROID)
 FAMILIES.register(ObservationKind.ANDROID_JSON, _ANDROID)
 

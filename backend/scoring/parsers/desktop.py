@@ -1,9 +1,11 @@
-"""Desktop accessibility trees: Windows UIA JSON (OpenCUA AgentNet) and OSWorld's flat table."""
+"""Desktop accessibility trees: Windows UIA JSON (OpenCUA AgentNet), OSWorld table, AT-SPI XML."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from lxml import etree
 
 from backend.errors import BadInputError
 from backend.scoring.nodes import (
@@ -16,9 +18,12 @@ from backend.scoring.nodes import (
     load_json,
     synthetic_root,
 )
+from backend.scoring.parsers.safe_xml import parse_xml
 
 _UIA_STRUCTURE = frozenset({"Name", "ControlType", "BoundingRectangle", "Depth", "Children"})
 _INTS = re.compile(r"-?\d+")
+_ATSPI_STRUCTURE = frozenset({"name", "screencoord", "windowcoord", "parentcoord", "size"})
+"""AT-SPI attributes that are the node's name or geometry, not state (geometry becomes bounds)."""
 
 
 def _uia_bounds(rect: Any) -> Bounds | None:
@@ -113,3 +118,42 @@ def parse_osworld_table(text: str) -> Tree:
             )
         )
     return Tree(root=synthetic_root(rows), fmt="osworld_table", truncated=limiter.truncated)
+
+
+def _local(name: object) -> str:
+    """`{https://...ns/state}focused` -> `focused`: AT-SPI namespaces only group attributes."""
+    return str(name).rsplit("}", 1)[-1]
+
+
+def _atspi_node(element: etree._Element) -> Node:
+    attrs = {_local(key): str(value) for key, value in element.attrib.items()}
+    return Node(
+        role=_local(element.tag),
+        name=collapse(attrs.get("name")) or collapse(element.text),
+        attrs={k: v for k, v in attrs.items() if k not in _ATSPI_STRUCTURE},
+        bounds=_table_bounds(attrs.get("screencoord", ""), attrs.get("size", "")),
+    )
+
+
+def parse_atspi_xml(text: str) -> Tree:
+    """Parse OSWorld's raw AT-SPI XML (`<desktop-frame>`, `st:` states, `cp:screencoord`/`cp:size`).
+
+    This is the markup form of a Linux desktop's tree, so the strict XML parser applies: a DTD
+    or a malformed document is refused rather than guessed at, as for uiautomator dumps.
+
+    Raises:
+        BadInputError: the XML is hostile or malformed (see `parse_xml`).
+    """
+    root_element = parse_xml(text, "AT-SPI XML")
+    limiter = TreeLimiter()
+    root = _atspi_node(root_element)
+    stack: list[tuple[etree._Element, Node, int]] = [(root_element, root, 0)]
+    while stack:
+        element, node, depth = stack.pop()
+        for child in element:
+            if not isinstance(child.tag, str) or not limiter.admit(depth + 1):
+                continue
+            child_node = _atspi_node(child)
+            node.children.append(child_node)
+            stack.append((child, child_node, depth + 1))
+    return Tree(root=root, fmt="atspi_xml", truncated=limiter.truncated)
