@@ -87,6 +87,8 @@ class BenchRunStore:
         judge: str | None,
         out_dir: str,
         owner: str | None = None,
+        *,
+        resume: bool = False,
     ) -> int:
         """Store a `running` run and return its id.
 
@@ -96,15 +98,27 @@ class BenchRunStore:
             judge: the judge engine, or None when predictions are not judged.
             out_dir: the folder holding its items, results and chart.
             owner: who started it (None from the CLI).
+            resume: continue the latest run stored for `out_dir` (its row is reopened) rather
+                than listing the same folder twice; a new row when there is none.
 
         """
-        row = BenchRunRow(
-            dataset=dataset, engines=list(engines), judge=judge, out_dir=out_dir, owner=owner
-        )
+        values = {"dataset": dataset, "engines": list(engines), "judge": judge, "owner": owner}
         with session_scope(self._factory) as session:
-            session.add(row)
+            row = self._latest_for(session, out_dir) if resume else None
+            if row is None:
+                row = BenchRunRow(out_dir=out_dir, **values)
+                session.add(row)
+            else:
+                for key, value in values.items():
+                    setattr(row, key, value)
+                row.status, row.message = BenchRunStatus.RUNNING.value, None
             session.flush()
             return row.id
+
+    @staticmethod
+    def _latest_for(session: Session, out_dir: str) -> BenchRunRow | None:
+        query = select(BenchRunRow).where(BenchRunRow.out_dir == out_dir)
+        return session.scalars(query.order_by(BenchRunRow.id.desc()).limit(1)).first()
 
     def finish(
         self,
@@ -189,22 +203,23 @@ def record_bench(
     judge: str | None,
     out_dir: str,
     owner: str | None = None,
+    resume: bool = False,
 ) -> BenchResults:
-    """Call `run` between a stored start and end, so every attempt is listed with its outcome.
+    """Call `run` between a stored start and end, so every run is listed with its outcome.
 
     Ctrl-C marks the run `interrupted` (its folder can be resumed), any other error `failed`;
-    both are re-raised for the caller's edge to report.
+    both are re-raised for the caller's edge to report. A resumed run reopens its stored row.
 
     Returns:
         What `run` returned.
 
     """
-    run_id = store.start(dataset, engines, judge, out_dir, owner)
+    run_id = store.start(dataset, engines, judge, out_dir, owner, resume=resume)
     try:
         results = run()
     except KeyboardInterrupt:
-        resume = f"Interrupted; `awp bench --resume --out {out_dir}` continues it."
-        store.fail(run_id, BenchRunStatus.INTERRUPTED, resume)
+        hint = f"Interrupted; `awp bench --resume --out {out_dir}` continues it."
+        store.fail(run_id, BenchRunStatus.INTERRUPTED, hint)
         raise
     except AWPError as exc:
         store.fail(run_id, BenchRunStatus.FAILED, str(exc))

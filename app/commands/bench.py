@@ -94,6 +94,7 @@ def bench(
             engines=engine,
             judge=judge,
             out_dir=str(out.resolve()),
+            resume=resume,
         )
     finally:
         context.close()

@@ -62,6 +62,21 @@ def test_list_is_newest_first_and_limited(store: BenchRunStore) -> None:
     assert [run.dataset for run in store.list_runs(limit=2)] == ["set2", "set1"]
 
 
+def test_resume_reopens_the_run_of_the_same_folder(store: BenchRunStore) -> None:
+    first = store.start("bundled", ["oracle"], None, "/tmp/out")
+    store.fail(first, "interrupted", "Ctrl-C")
+    other = store.start("bundled", ["oracle"], None, "/tmp/other")
+
+    again = store.start("bundled", ["oracle", "persistence"], None, "/tmp/out", resume=True)
+
+    assert again == first
+    reopened = store.get(first)
+    assert (reopened.status, reopened.message) == ("running", None)
+    assert reopened.engines == ["oracle", "persistence"]
+    assert [run.id for run in store.list_runs()] == [other, first]
+    assert store.start("bundled", ["oracle"], None, "/tmp/new", resume=True) not in (first, other)
+
+
 def test_fail_records_why_and_refuses_other_statuses(store: BenchRunStore) -> None:
     run_id = store.start("bundled", ["oracle"], None, "/tmp/out")
     store.fail(run_id, "interrupted", "Ctrl-C")
