@@ -19,6 +19,7 @@ from backend.types import Trajectory
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_ROOT = REPO.parent / "shared" / "data" / "recorded"
 OUTPUT = REPO / "backend" / "data" / BUNDLED_FILE
+NOTICE = OUTPUT.parent / "NOTICE.md"
 
 CAPS: dict[str, tuple[int, int]] = {
     "mkrww": (6, 10),  # tiny text; keep whole sequences so the fully recorded last steps stay
@@ -52,6 +53,27 @@ def build(root: Path) -> list[Trajectory]:
     return selected
 
 
+def notice(root: Path, trajectories: list[Trajectory]) -> str:
+    """The third-party notice shipped beside the bundled file: sources, then their licence texts.
+
+    MIT and Apache-2.0 ask that the copyright and licence travel with the material. Licence files
+    missing from the recorded data (the android repositories) are named by repository instead.
+    """
+    lines = [
+        "# Third-party material in recorded.jsonl",
+        "",
+        "Every observation comes from the repositories below, unchanged, under their licences.",
+        "",
+        "| trajectory | source | commit | licence |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {t.id} | {t.source} | {t.commit or ''} | {t.licence} |" for t in trajectories]
+    for path in sorted(root.rglob("LICENSE*")):
+        text = path.read_text(encoding="utf-8").strip()
+        lines += ["", f"## {path.parent.relative_to(root)}", "", "```text", text, "```"]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     """Build and write the bundled file, then print what it holds."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
@@ -60,6 +82,7 @@ def main() -> None:
     trajectories = build(args.root)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     OUTPUT.write_text("".join(t.model_dump_json() + "\n" for t in trajectories), encoding="utf-8")
+    NOTICE.write_text(notice(args.root, trajectories), encoding="utf-8")
     turns = sum(len(t.turns) for t in trajectories)
     size_kib = OUTPUT.stat().st_size / 1024
     print(f"wrote {OUTPUT}: {len(trajectories)} trajectories, {turns} turns, {size_kib:.0f} KiB")
