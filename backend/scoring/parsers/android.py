@@ -17,7 +17,7 @@ from backend.scoring.nodes import (
     load_json,
     synthetic_root,
 )
-from backend.scoring.parsers.safe_xml import parse_xml
+from backend.scoring.parsers.safe_xml import element_tree, parse_xml
 
 STATE_ATTRS = (
     "checkable",
@@ -69,18 +69,8 @@ def parse_android_xml(text: str) -> Tree:
         BadInputError: the XML is hostile or malformed (see `parse_xml`).
     """
     root_element = parse_xml(text, "Android XML")
-    limiter = TreeLimiter()
     root = Node(role=str(root_element.tag), attrs=_root_attrs(root_element))
-    stack: list[tuple[etree._Element, Node, int]] = [(root_element, root, 0)]
-    while stack:
-        element, node, depth = stack.pop()
-        for child in element:
-            if not isinstance(child.tag, str) or not limiter.admit(depth + 1):
-                continue
-            child_node = _xml_node(child)
-            node.children.append(child_node)
-            stack.append((child, child_node, depth + 1))
-    return Tree(root=root, fmt="android_xml", truncated=limiter.truncated)
+    return element_tree(root_element, root, _xml_node, "android_xml")
 
 
 def _root_attrs(element: etree._Element) -> dict[str, str]:

@@ -18,7 +18,7 @@ from backend.scoring.nodes import (
     load_json,
     synthetic_root,
 )
-from backend.scoring.parsers.safe_xml import parse_xml
+from backend.scoring.parsers.safe_xml import element_tree, parse_xml
 
 _UIA_STRUCTURE = frozenset({"Name", "ControlType", "BoundingRectangle", "Depth", "Children"})
 _INTS = re.compile(r"-?\d+")
@@ -145,15 +145,4 @@ def parse_atspi_xml(text: str) -> Tree:
         BadInputError: the XML is hostile or malformed (see `parse_xml`).
     """
     root_element = parse_xml(text, "AT-SPI XML")
-    limiter = TreeLimiter()
-    root = _atspi_node(root_element)
-    stack: list[tuple[etree._Element, Node, int]] = [(root_element, root, 0)]
-    while stack:
-        element, node, depth = stack.pop()
-        for child in element:
-            if not isinstance(child.tag, str) or not limiter.admit(depth + 1):
-                continue
-            child_node = _atspi_node(child)
-            node.children.append(child_node)
-            stack.append((child, child_node, depth + 1))
-    return Tree(root=root, fmt="atspi_xml", truncated=limiter.truncated)
+    return element_tree(root_element, _atspi_node(root_element), _atspi_node, "atspi_xml")

@@ -10,12 +10,13 @@ with network off; it never resolves external entities and caps depth silently.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Protocol
 
 from lxml import etree
 
 from backend.errors import BadInputError
-from backend.scoring.nodes import check_size
+from backend.scoring.nodes import Node, Tree, TreeLimiter, check_size
 
 
 class HtmlTarget(Protocol):
@@ -107,3 +108,27 @@ def parse_html(text: str, target: HtmlTarget) -> None:
         etree.fromstring(text.encode("utf-8"), parser)
     except etree.XMLSyntaxError:
         return
+
+
+def element_tree(
+    root_element: etree._Element,
+    root: Node,
+    make_node: Callable[[etree._Element], Node],
+    fmt: str,
+) -> Tree:
+    """Build a node tree below `root` from parsed XML, iteratively and within the tree limits.
+
+    Comments and processing instructions are skipped; `make_node` turns each element into a
+    Node, so each XML format only says how one element reads.
+    """
+    limiter = TreeLimiter()
+    stack: list[tuple[etree._Element, Node, int]] = [(root_element, root, 0)]
+    while stack:
+        element, node, depth = stack.pop()
+        for child in element:
+            if not isinstance(child.tag, str) or not limiter.admit(depth + 1):
+                continue
+            child_node = make_node(child)
+            node.children.append(child_node)
+            stack.append((child, child_node, depth + 1))
+    return Tree(root=root, fmt=fmt, truncated=limiter.truncated)
