@@ -51,3 +51,7 @@ class ExportError(AWPError):
 
 class SchemaOutOfDateError(AWPError):
     """The database schema is older than the code: run `awp db upgrade`."""
+
+
+class LiveEnvironmentError(AWPError):
+    """A live environment could not start, died, or is not available on this machine."""

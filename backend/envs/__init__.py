@@ -1,0 +1,1 @@
+"""Environments: live real environments (`live/`) and, later, the world-model environment."""

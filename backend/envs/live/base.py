@@ -1,0 +1,160 @@
+"""The live-environment contract: start / observe / act / close, a version and named tasks.
+
+A live environment runs an agent's action for real (a shell in a sandbox, a browser on a local
+task page, an MCP server) and returns what really happened, in the same observation form as the
+domain's recorded data, so that every place a recorded "real next state" is used (scores, diffs,
+annotation, exports, benchmark rows) can use a live one instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from backend.domains.base import PromptContext
+from backend.registry import Registry
+
+
+@dataclass(frozen=True)
+class LiveTask:
+    """A named start state of a live environment.
+
+    Attributes:
+        name: the `--task` value (a MiniWoB task, a task repository, an MCP server set).
+        description: one line shown in `awp live tasks` and the UI.
+        goal: the agent's task text, when the start state comes with one.
+    """
+
+    name: str
+    description: str
+    goal: str = ""
+
+
+@dataclass(frozen=True)
+class LiveStep:
+    """What the real environment did after one action.
+
+    Attributes:
+        observation: the observation, in the domain's recorded observation form.
+        reward: the environment's own reward where it has one (MiniWoB tasks do), else None.
+        done: the environment ended the episode (task finished, agent submitted, shell exited).
+        info: anything else worth storing (exit code, elapsed seconds, the environment's errors).
+    """
+
+    observation: str
+    reward: float | None = None
+    done: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LiveConfig:
+    """Limits and places every live environment is built with; `app` fills it from Settings.
+
+    Attributes:
+        work_dir: a private folder under which each live environment makes its scratch folder.
+        memory_mb: address-space limit of the sandboxed processes.
+        disk_mb: size of the tmpfs that bounds all files a session writes.
+        processes: process limit of one sandbox (counted per sandbox uid).
+        cpu_seconds: CPU-time limit of one sandboxed process.
+        file_mb: largest single file a sandboxed process may write.
+        action_timeout_s: longest an action may run before it is stopped.
+        uid_base: first host uid of the pool that sandboxes drop to (one uid per sandbox).
+        uid_count: size of that pool, and so the most sandboxes at once.
+    """
+
+    work_dir: Path
+    memory_mb: int = 1024
+    disk_mb: int = 256
+    processes: int = 128
+    cpu_seconds: int = 60
+    file_mb: int = 64
+    action_timeout_s: float = 60.0
+    uid_base: int = 61_000
+    uid_count: int = 64
+
+
+@runtime_checkable
+class LiveEnvironment(Protocol):
+    """One running real environment, owned by one session; not shared between threads.
+
+    `start` (re)starts it at a task's initial state; `act` takes an action in the domain's
+    canonical text (already validated by the domain) and returns the real next observation.
+    """
+
+    domain: str
+
+    @property
+    def version(self) -> str:
+        """The environment's own version string (programs and their versions), stored with data."""
+        ...
+
+    def start(self, task: str | None = None) -> str:
+        """Start fresh at `task`'s initial state (None: the default); returns the observation.
+
+        Raises:
+            UnknownNameError: no such task.
+            LiveEnvironmentError: the environment could not start (and says why).
+        """
+        ...
+
+    def observe(self) -> str:
+        """The current observation, without acting."""
+        ...
+
+    def act(self, action: str) -> LiveStep:
+        """Run one action for real.
+
+        Raises:
+            LiveEnvironmentError: the environment died or failed (an action that merely fails,
+                such as a command with an error, is an observation, not an exception).
+        """
+        ...
+
+    def prompt_context(self) -> PromptContext:
+        """What the world model's prompt needs from this environment (tools, the task)."""
+        ...
+
+    def close(self) -> None:
+        """Stop every process and remove every file the environment made; safe to call twice."""
+        ...
+
+
+LiveFactory = Callable[[LiveConfig], LiveEnvironment]
+
+
+@dataclass(frozen=True)
+class LiveKind:
+    """A registered live environment of one domain.
+
+    Attributes:
+        domain: the domain it produces observations for.
+        build: makes a (not yet started) environment.
+        tasks: lists the named start states.
+        missing: says what the machine lacks to run it ("" when it can run), e.g. the apt
+            package to install; checked without starting anything.
+    """
+
+    domain: str
+    build: LiveFactory
+    tasks: Callable[[], list[LiveTask]]
+    missing: Callable[[], str]
+
+
+LIVE: Registry[LiveKind] = Registry("live environment")
+"""Live environments by domain name."""
+
+
+def live_kind(domain: str) -> LiveKind:
+    """Return the live environment of `domain`, importing the built-in modules on first use.
+
+    Raises:
+        UnknownNameError: the domain has no live environment (android never does: no emulator
+            can be had offline).
+    """
+    from backend.envs.live import load_builtin_live
+
+    load_builtin_live()
+    return LIVE.get(domain)
