@@ -16,7 +16,6 @@ from app.auth import Auth
 from app.context import AppContext
 from app.settings import Settings
 from backend.data.bundled import load_bundled
-from backend.domains.base import PromptContext
 from backend.engines import load_builtin_engines
 from backend.engines.base import ENGINES
 from backend.export.records import ExportContext
@@ -87,9 +86,7 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         annotations=AnnotationStore(factory),
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
         export_records=partial(iter_export_records, factory),
-        export_context=ExportContext(
-            system_prompt=lambda name: context.prompts.system_prompt(name, PromptContext())
-        ),
+        export_context=ExportContext(system_prompt=context.prompts.system_prompt),
         can_push=bool(get_token()),
         identify=auth.identify,
         simulate_concurrency=simulate_concurrency(settings),

@@ -34,15 +34,38 @@ class HistoryMode(StrEnum):
     BLIND = "blind"
 
 
+class PromptContext(BaseModel):
+    """What a system prompt template is filled with, and what actions are checked against.
+
+    Attributes:
+        tools: tool definitions (OpenAI function or MCP tool schemas) for mcp, swe and search.
+        demonstrations: example turns shown to the model.
+        task: the agent's task, when the environment should know it.
+        simulation_instruction: search only: a pinned target query and reference answer.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tools: list[dict[str, Any]] | None = None
+    demonstrations: str | None = None
+    task: str | None = None
+    simulation_instruction: str | None = None
+
+
 class Turn(BaseModel):
-    """One agent action and the environment's observation after it (None when unknown)."""
+    """One agent action, the real observation after it (None when unknown) and a prediction.
+
+    `backend.history` decides which of the two observations a later prompt shows.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     action: str
     observation: str | None = None
     predicted: str | None = Field(
-        default=None, description="A model's prediction for this turn, used as closed-loop history."
+        default=None,
+        description="The model's prediction for this turn (what closed-loop history shows, and "
+        "what any history shows while the real observation is unknown).",
     )
 
 
@@ -65,6 +88,12 @@ class Trajectory(BaseModel):
     notes: str = ""
     action_inferred: bool = False
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def prompt_context(self) -> PromptContext:
+        """The recording's task and tool definitions, for its prompts and action checks."""
+        tools = self.metadata.get("tools")
+        listed = tools if isinstance(tools, list) else None
+        return PromptContext(tools=listed, task=self.task or None)
 
 
 class SamplingParams(BaseModel):
@@ -137,7 +166,11 @@ class Diagnostics(BaseModel):
 
 
 class Prediction(BaseModel):
-    """A parsed prediction: the observation the model predicts plus everything about how."""
+    """A parsed prediction: the observation the model predicts plus everything about how.
+
+    `action` and `messages` say exactly what was asked: the canonical action text and the chat
+    messages the engine received, so that what is stored and exported is what the model saw.
+    """
 
     observation: str
     reasoning: str = ""
@@ -149,16 +182,37 @@ class Prediction(BaseModel):
     engine: str
     model: str
     diagnostics: Diagnostics
+    action: str = ""
+    messages: list[ChatMessage] = Field(default_factory=list)
+
+
+ReferenceOrigin = Literal["recorded", "live", "annotator"]
 
 
 class SimRequest(BaseModel):
-    """One simulation step: a domain, its prompt, the history and the next action."""
+    """One simulation step, self-contained: everything that decides the prompt, and the truth.
+
+    Attributes:
+        domain: the domain name.
+        system_prompt: a custom system prompt; None means the domain's, filled from `context`.
+        context: the task and tool definitions the prompt is filled with and actions checked by.
+        initial_state: the observation before the first action, when known.
+        history: the earlier turns; `backend.history` decides what each shows the model.
+        action: the agent's action.
+        history_mode: teacher_forced, closed_loop or blind.
+        params: sampling parameters.
+        reference: the real observation after the action, when known before the step (scores,
+            and the oracle baseline, which returns it).
+        reference_origin: where `reference` comes from: a recording, a live run, an annotator.
+    """
 
     domain: str
     system_prompt: str | None = None
+    context: PromptContext = Field(default_factory=PromptContext)
     initial_state: str | None = None
     history: list[Turn] = Field(default_factory=list)
     action: str
     history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
     params: SamplingParams = Field(default_factory=SamplingParams)
     reference: str | None = None
+    reference_origin: ReferenceOrigin = "recorded"

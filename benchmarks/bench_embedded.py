@@ -11,7 +11,6 @@ import statistics
 import time
 
 from app.settings import Settings
-from backend.domains.base import PromptContext
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import build_engine
 from backend.simulate import Simulator
@@ -30,7 +29,7 @@ def main() -> None:
     simulator = Simulator(engine, PromptLibrary())
     params = SamplingParams(max_new_tokens=NEW_TOKENS, temperature=0.6, seed=0)
     request = SimRequest(domain="terminal", action=ACTION, params=params)
-    chat = simulator.prepare(request, PromptContext())
+    _, chat = simulator.prepare(request)
     next(iter(engine.stream(chat)))  # first call loads the model
     load_s = time.perf_counter() - started
     ttfts, speeds, prompt_tokens = [], [], 0

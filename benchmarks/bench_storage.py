@@ -1,7 +1,7 @@
 """Storage throughput: steps logged per second (SQLite and PostgreSQL), export rows/s and memory.
 
-Steps are logged the way the CLI logs them: `SessionStore.add_step` with a prediction and its
-deterministic scores, each step its own committed transaction, one writer. PostgreSQL uses
+Steps are logged the way every edge logs them: `SessionStore.record` with a prediction, its chat
+and its deterministic scores, each step its own committed transaction, one writer. PostgreSQL uses
 AWP_TEST_POSTGRES_URL (a fresh database is created on that server) or, when unset, a throwaway
 cluster from scripts/pg_test_cluster.sh.
 
@@ -30,12 +30,13 @@ from pathlib import Path
 
 from sqlalchemy import insert
 
+from backend.recording import NewSession, StepInput, StoredScore
 from backend.scoring import score_observation
+from backend.types import ChatMessage, HistoryMode, SamplingParams
 from storage.convert import prediction_values, score_values
 from storage.db import Database
 from storage.migrate import upgrade
 from storage.models import RATING_DIMENSIONS, AnnotatorRow, Base
-from storage.records import StoredScore
 from storage.sessions import SessionStore
 from tests.support.postgres import fake_prediction, fresh_postgres_database
 
@@ -59,26 +60,39 @@ def action(i: int) -> str:
 
 
 def bench_steps(url: str, steps: int) -> float:
-    """Steps per second for `steps` add_step calls on a migrated database at `url`."""
+    """Steps per second for `steps` recorder calls on a migrated database at `url`.
+
+    Each prediction carries its chat as a session's would: a 2 kB system prompt and the whole
+    history so far (a session restarts every `SESSION_STEPS` steps), so the prompt store's work
+    (hashing, looking up and inserting the new texts) is in the figure.
+    """
     upgrade(url)
     database = Database(url)
     store = SessionStore(database.session_factory)
+    system = ChatMessage(role="system", content="You simulate a Linux terminal. " * 64)
     prepared = []
+    chat: list[ChatMessage] = []
     for i in range(steps):
+        if i % SESSION_STEPS == 0:
+            chat = [system]
+        chat = [*chat, ChatMessage(role="user", content=action(i))]
         prediction = fake_prediction(screen(i - 1), engine="bench", model="bench-model")
+        prediction = prediction.model_copy(update={"action": action(i), "messages": chat})
         real = screen(i)
-        prepared.append(
-            (
-                action(i),
-                real,
-                prediction,
-                score_observation("terminal", prediction.observation, real),
-            )
-        )
-    session_id = store.create_session("terminal", "bench", "bench-model", {}, "teacher_forced")
+        scores = score_observation("terminal", prediction.observation, real)
+        step = StepInput(action(i), real, "live", prediction, scores)
+        prepared.append((i % SESSION_STEPS == 0, step))
+        chat = [*chat, ChatMessage(role="assistant", content=real)]
+    new = NewSession(
+        domain="terminal",
+        history_mode=HistoryMode.TEACHER_FORCED,
+        params=SamplingParams(),
+        kind="cli",
+    )
+    session_id = 0
     start = time.perf_counter()
-    for act, real, prediction, scores in prepared:
-        store.add_step(session_id, act, real, "live", prediction, scores)
+    for first, step in prepared:
+        session_id = store.record(new if first else session_id, step).session_id
     elapsed = time.perf_counter() - start
     database.dispose()
     return steps / elapsed

@@ -196,7 +196,7 @@ def _status(value: BenchRunStatus | str) -> BenchRunStatus:
 
 def record_bench(
     store: BenchRunStore,
-    run: Callable[[], BenchResults],
+    run: Callable[[int], BenchResults],
     *,
     dataset: str,
     engines: list[str],
@@ -205,7 +205,9 @@ def record_bench(
     owner: str | None = None,
     resume: bool = False,
 ) -> BenchResults:
-    """Call `run` between a stored start and end, so every run is listed with its outcome.
+    """Call `run(run_id)` between a stored start and end, so every run is listed with its outcome.
+
+    `run` receives the stored run's id, so the predictions it stores can name their run.
 
     Ctrl-C marks the run `interrupted` (its folder can be resumed), any other error `failed`;
     both are re-raised for the caller's edge to report. A resumed run reopens its stored row.
@@ -216,7 +218,7 @@ def record_bench(
     """
     run_id = store.start(dataset, engines, judge, out_dir, owner, resume=resume)
     try:
-        results = run()
+        results = run(run_id)
     except KeyboardInterrupt:
         hint = f"Interrupted; `awp bench --resume --out {out_dir}` continues it."
         store.fail(run_id, BenchRunStatus.INTERRUPTED, hint)

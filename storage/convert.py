@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from backend.export.records import JUDGE_PREFIX
-from backend.types import Diagnostics, HistoryMode, Prediction, Trajectory, Turn
+from backend.recording import ScoreLike
+from backend.types import (
+    ChatMessage,
+    Diagnostics,
+    HistoryMode,
+    Prediction,
+    PromptContext,
+    Trajectory,
+    Turn,
+)
 from storage.models import (
     PredictionRow,
     ScoreRow,
@@ -17,15 +25,11 @@ from storage.models import (
     utcnow,
 )
 from storage.records import (
-    ScoreLike,
     StoredPrediction,
     StoredScore,
     StoredSession,
     StoredStep,
 )
-
-if TYPE_CHECKING:
-    from backend.scoring.judge import JudgeResult
 
 
 def prediction_values(
@@ -66,30 +70,8 @@ def score_values(prediction_id: int, scores: Iterable[ScoreLike]) -> list[dict[s
     ]
 
 
-def judge_scores(result: JudgeResult) -> list[StoredScore]:
-    """A rubric judge's verdict as scores named `judge.<dimension>` (1-5), for `add_scores`.
-
-    The version is the judge prompt version; judge engine, model and temperature go in the
-    details, since the judge dominates absolute numbers. A failed verdict gives no scores.
-    """
-    if result.failed:
-        return []
-    details = {
-        "judge_engine": result.judge_engine,
-        "judge_model": result.judge_model,
-        "temperature": result.temperature,
-        "total": result.total,
-        "caps_applied": list(result.caps_applied),
-    }
-    return [
-        StoredScore(f"{JUDGE_PREFIX}{dim}", result.prompt_version, float(value), details)
-        for dim, value in result.scores.items()
-        if value
-    ]
-
-
-def to_prediction(row: PredictionRow) -> Prediction:
-    """The backend Prediction a row stores."""
+def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) -> Prediction:
+    """The backend Prediction a row stores (of the step's `action`, made from `messages`)."""
     return Prediction(
         observation=row.observation,
         reasoning=row.reasoning,
@@ -101,6 +83,8 @@ def to_prediction(row: PredictionRow) -> Prediction:
         engine=row.engine,
         model=row.model,
         diagnostics=Diagnostics.model_validate(row.diagnostics),
+        action=action,
+        messages=messages,
     )
 
 
@@ -109,8 +93,8 @@ def stored_score(row: ScoreRow) -> StoredScore:
     return StoredScore(name=row.name, version=row.version, value=row.value, details=row.details)
 
 
-def stored_step(row: StepRow) -> StoredStep:
-    """A plain copy of a step row with its (already loaded) predictions and scores."""
+def stored_step(row: StepRow, prompts: Mapping[int, list[ChatMessage]]) -> StoredStep:
+    """A plain copy of a step row with its (already loaded) predictions, prompts and scores."""
     return StoredStep(
         step_id=row.id,
         session_id=row.session_id,
@@ -121,7 +105,7 @@ def stored_step(row: StepRow) -> StoredStep:
         predictions=[
             StoredPrediction(
                 prediction_id=p.id,
-                prediction=to_prediction(p),
+                prediction=to_prediction(p, row.action, prompts.get(p.id, [])),
                 params=p.params,
                 history_mode=p.history_mode,
                 scores=[stored_score(s) for s in p.scores],
@@ -132,24 +116,36 @@ def stored_step(row: StepRow) -> StoredStep:
     )
 
 
-def stored_session(row: SessionRow, steps: Sequence[StepRow]) -> StoredSession:
-    """A plain copy of a session row with the steps it sees."""
+def session_context(row: SessionRow) -> PromptContext:
+    """The prompt context a session stored (older sessions stored their task alone)."""
+    if row.prompt_context:
+        return PromptContext.model_validate(row.prompt_context)
+    return PromptContext(task=row.task or None)
+
+
+def stored_session(
+    row: SessionRow, steps: Sequence[StepRow], prompts: Mapping[int, list[ChatMessage]]
+) -> StoredSession:
+    """A plain copy of a session row with the steps it sees and their predictions' prompts."""
     return StoredSession(
         id=row.id,
         domain=row.domain,
+        kind=row.kind,
         engine=row.engine,
         model=row.model,
         params=row.params,
         history_mode=HistoryMode(row.history_mode),
         system_prompt=row.system_prompt,
+        context=session_context(row),
         initial_state=row.initial_state,
         task=row.task,
         owner=row.owner,
         base_trajectory_id=row.base_trajectory_id,
         parent_session_id=row.parent_session_id,
         branched_at=row.branched_at,
+        bench_run_id=row.bench_run_id,
         created_at=row.created_at,
-        steps=[stored_step(step) for step in steps],
+        steps=[stored_step(step, prompts) for step in steps],
     )
 
 

@@ -15,11 +15,14 @@ from sqlalchemy import exists, or_, select
 from sqlalchemy.orm import Session
 
 from backend.export.records import ExportAnnotation, ExportRecord, ExportScore
-from backend.types import HistoryMode, Turn
+from backend.history import state_before
+from backend.types import ChatMessage, HistoryMode, Turn
 from storage.annotations.rows import ratings_of
+from storage.convert import session_context
 from storage.db import SessionFactory, session_scope
-from storage.lineage import lineage_steps
+from storage.lineage import lineage_turns
 from storage.models import AnnotationRow, AnnotatorRow, PredictionRow, ScoreRow, SessionRow, StepRow
+from storage.prompts import load_prompts
 
 EXPORT_BATCH = 500
 
@@ -99,30 +102,6 @@ def _scores(session: Session, ids: Sequence[int]) -> dict[int, list[ExportScore]
     return found
 
 
-def _histories(session: Session, closed: dict[int, bool]) -> dict[int, list[Turn]]:
-    """Every step each session sees, as turns; predictions only loaded for closed-loop ones.
-
-    Args:
-        session: an open SQLAlchemy session.
-        closed: session id -> whether any of its exported predictions used closed-loop history.
-
-    """
-    histories = {}
-    for session_id, closed_loop in closed.items():
-        steps = lineage_steps(session, session_id, with_predictions=closed_loop)
-        histories[session_id] = [
-            Turn(
-                action=step.action,
-                observation=step.real_observation,
-                predicted=step.predictions[0].observation
-                if closed_loop and step.predictions
-                else None,
-            )
-            for step in steps
-        ]
-    return histories
-
-
 def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator[ExportRecord]:
     """Yield one record per (prediction, annotation), or per prediction when unannotated.
 
@@ -137,10 +116,8 @@ def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator
             ids = [prediction.id for prediction, _, _ in batch]
             annotations = _annotations(session, ids)
             scores = _scores(session, ids)
-            closed: dict[int, bool] = defaultdict(bool)
-            for prediction, _, owner in batch:
-                closed[owner.id] |= prediction.history_mode == HistoryMode.CLOSED_LOOP
-            histories = _histories(session, closed)
+            prompts = load_prompts(session, ((p.id, p.prompt) for p, _, _ in batch))
+            histories = {owner.id: lineage_turns(session, owner.id) for _, _, owner in batch}
             records = [
                 record
                 for prediction, step, owner in batch
@@ -149,6 +126,7 @@ def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator
                     step,
                     owner,
                     histories[owner.id],
+                    prompts.get(prediction.id),
                     annotations[prediction.id],
                     scores[prediction.id],
                     query,
@@ -163,19 +141,13 @@ def _records(
     step: StepRow,
     owner: SessionRow,
     steps: list[Turn],
+    messages: list[ChatMessage] | None,
     annotations: list[ExportAnnotation],
     scores: list[ExportScore],
     query: ExportQuery,
 ) -> Iterator[ExportRecord]:
     # A session's lineage is contiguous from index 0, so the history is a prefix of it.
     history = steps[: step.index]
-    previous = owner.initial_state
-    if history:
-        previous = (
-            history[-1].observation
-            if history[-1].observation is not None
-            else history[-1].predicted
-        )
     if query.min_rating is not None:
         annotations = [a for a in annotations if (a.mean_rating() or 0) >= query.min_rating]
     if query.since is not None:
@@ -196,11 +168,13 @@ def _records(
             model=prediction.model,
             history_mode=HistoryMode(prediction.history_mode),
             system_prompt=owner.system_prompt,
+            context=session_context(owner),
             initial_state=owner.initial_state,
             history=history,
+            messages=messages,
             action=step.action,
             real_observation=step.real_observation,
-            previous_observation=previous,
+            previous_observation=state_before(history, owner.initial_state),
             predicted_observation=prediction.observation,
             raw_text=prediction.raw_text,
             created_at=prediction.created_at,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.errors import NotFoundError
+from backend.types import Turn
 from storage.models import PredictionRow, SessionRow, StepRow
 
 MAX_BRANCH_DEPTH = 1_000
@@ -66,3 +67,29 @@ def lineage_steps(
             )
         steps.extend(session.scalars(query.order_by(StepRow.index)))
     return steps
+
+
+def lineage_turns(session: Session, session_id: int, *, before: int | None = None) -> list[Turn]:
+    """Every step session `session_id` sees as a history turn: real and first prediction.
+
+    Lighter than `lineage_steps` with predictions: only each step's first prediction's
+    observation is read, which is all `backend.history` needs.
+    """
+    steps = lineage_steps(session, session_id, before=before, with_predictions=False)
+    ids = [step.id for step in steps]
+    first = (
+        select(PredictionRow.step_id, func.min(PredictionRow.id).label("id"))
+        .where(PredictionRow.step_id.in_(ids))
+        .group_by(PredictionRow.step_id)
+        .subquery()
+    )
+    rows = session.execute(
+        select(first.c.step_id, PredictionRow.observation).join(
+            PredictionRow, PredictionRow.id == first.c.id
+        )
+    )
+    predicted: dict[int, str] = {step_id: observation for step_id, observation in rows}
+    return [
+        Turn(action=s.action, observation=s.real_observation, predicted=predicted.get(s.id))
+        for s in steps
+    ]

@@ -3,54 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-from backend.types import HistoryMode, Prediction, SamplingParams, Turn
-
-
-class ScoreLike(Protocol):
-    """Anything shaped like `backend.scoring.MetricResult`: a named, versioned value."""
-
-    @property
-    def name(self) -> str:
-        """Metric (or judge dimension) name."""
-        ...
-
-    @property
-    def version(self) -> Any:
-        """Metric version; stored as text."""
-        ...
-
-    @property
-    def value(self) -> float:
-        """The score, normally in [0, 1]."""
-        ...
-
-    @property
-    def details(self) -> Mapping[str, Any] | None:
-        """JSON-serialisable detail (matched nodes, judge reasoning, ...)."""
-        ...
-
-
-@dataclass(frozen=True)
-class StoredScore:
-    """A stored score (satisfies ScoreLike)."""
-
-    name: str
-    version: str
-    value: float
-    details: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StepRecord:
-    """What `SessionStore.add_step` committed: ids to show the user and to link later writes."""
-
-    step_id: int
-    prediction_id: int | None
-    index: int
+from backend.recording import StoredScore
+from backend.types import (
+    HistoryMode,
+    Prediction,
+    PromptContext,
+    ReferenceOrigin,
+    SamplingParams,
+    SimRequest,
+    Turn,
+)
 
 
 @dataclass(frozen=True)
@@ -79,8 +45,17 @@ class StoredStep:
 
     @property
     def prediction(self) -> StoredPrediction | None:
-        """The step's first prediction: the one closed-loop history shows."""
+        """The step's first prediction: the one later history shows (`backend.history`)."""
         return self.predictions[0] if self.predictions else None
+
+    def turn(self) -> Turn:
+        """The step as a history turn: its real observation and first prediction."""
+        first = self.prediction
+        return Turn(
+            action=self.action,
+            observation=self.real_observation,
+            predicted=first.prediction.observation if first else None,
+        )
 
 
 @dataclass(frozen=True)
@@ -89,30 +64,52 @@ class StoredSession:
 
     id: int
     domain: str
+    kind: str
     engine: str
     model: str
     params: Mapping[str, Any]
     history_mode: HistoryMode
     system_prompt: str | None
+    context: PromptContext
     initial_state: str | None
     task: str
     owner: str | None
     base_trajectory_id: str | None
     parent_session_id: int | None
     branched_at: int | None
+    bench_run_id: int | None
     created_at: datetime
     steps: list[StoredStep]
 
     def history(self) -> list[Turn]:
         """The steps as turns for a `SimRequest`: real observations plus first predictions."""
-        return [
-            Turn(
-                action=step.action,
-                observation=step.real_observation,
-                predicted=step.prediction.prediction.observation if step.prediction else None,
-            )
-            for step in self.steps
-        ]
+        return [step.turn() for step in self.steps]
+
+    def request(
+        self,
+        action: str,
+        reference: str | None = None,
+        origin: ReferenceOrigin = "recorded",
+    ) -> SimRequest:
+        """The request for the next step: this session's prompt settings, history and sampling.
+
+        Args:
+            action: the next action.
+            reference: the real observation after it, when known before the step.
+            origin: where `reference` comes from.
+        """
+        return SimRequest(
+            domain=self.domain,
+            system_prompt=self.system_prompt,
+            context=self.context,
+            initial_state=self.initial_state,
+            history=self.history(),
+            action=action,
+            history_mode=self.history_mode,
+            params=self.sampling(),
+            reference=reference,
+            reference_origin=origin,
+        )
 
     def sampling(self) -> SamplingParams:
         """The session's sampling parameters (unknown keys in stored params are ignored)."""
@@ -126,6 +123,7 @@ class SessionSummary:
 
     id: int
     domain: str
+    kind: str
     engine: str
     model: str
     history_mode: str

@@ -1,4 +1,4 @@
-"""Row-level work behind `SessionStore`: step insertion, score replacement, branching, listing.
+"""Row-level work behind `SessionStore`: sessions, steps, predictions, scores, listing.
 
 Each function runs inside a caller's transaction; `SessionStore` owns the transaction bounds.
 """
@@ -12,11 +12,13 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, NotFoundError
+from backend.recording import NewSession, ScoreLike, StepInput, StepRecord
 from backend.types import HistoryMode, Prediction
 from storage.convert import prediction_values, score_values
 from storage.lineage import lineage_steps
 from storage.models import Base, ObservationOrigin, ScoreRow, SessionRow, StepRow, utcnow
-from storage.records import ScoreLike, SessionSummary, StepRecord
+from storage.prompts import store_prompt
+from storage.records import SessionSummary
 
 # The recorder's hot path uses Core on the tables (no ORM unit of work): see insert_prediction.
 SESSION, STEP = Base.metadata.tables["session"], Base.metadata.tables["step"]
@@ -64,13 +66,14 @@ def insert_prediction(
     history_mode: str,
     scores: Sequence[ScoreLike],
 ) -> int:
-    """Insert a prediction and its scores; returns the prediction id.
+    """Insert a prediction (with the exact chat it was made from) and its scores; returns its id.
 
     Core statements on the session's connection, not the ORM unit of work: the recorder's write
     path runs once per simulated step, and this cuts its cost by more than half.
     """
     connection = session.connection()
     values = prediction_values(step_id, prediction, params, history_mode)
+    values["prompt"] = store_prompt(session, prediction.messages)
     prediction_id: int = connection.execute(
         insert(PREDICTION).returning(PREDICTION.c.id), values
     ).scalar_one()
@@ -80,24 +83,17 @@ def insert_prediction(
     return prediction_id
 
 
-def insert_step(
-    session: Session,
-    session_id: int,
-    action: str,
-    real_observation: str | None,
-    origin: str | None,
-    prediction: Prediction | None,
-    scores: Sequence[ScoreLike],
-    params: Mapping[str, Any] | None,
-) -> StepRecord:
+def insert_step(session: Session, session_id: int, step: StepInput) -> StepRecord:
     """Insert the next step of a session with its prediction and scores (index = last + 1).
 
     Raises:
         NotFoundError: the session does not exist.
+        BadInputError: a real observation without a valid origin.
 
     """
     connection = session.connection()
     sessions, steps = SESSION.c, STEP.c
+    origin = check_origin(step.real, step.origin)
     owner = connection.execute(
         select(sessions.branched_at, sessions.params, sessions.history_mode).where(
             sessions.id == session_id
@@ -113,19 +109,60 @@ def insert_step(
     values = {
         "session_id": session_id,
         "index": index,
-        "action": action,
-        "real_observation": real_observation,
+        "action": step.action,
+        "real_observation": step.real,
         "origin": origin,
         "created_at": now,
     }
     step_id: int = connection.execute(insert(STEP).returning(steps.id), values).scalar_one()
     connection.execute(update(SESSION).where(sessions.id == session_id), {"updated_at": now})
     prediction_id = None
-    if prediction is not None:
+    if step.prediction is not None:
+        params = step.params.model_dump() if step.params is not None else owner.params
+        mode = HistoryMode(step.history_mode or owner.history_mode).value
         prediction_id = insert_prediction(
-            session, step_id, prediction, params or owner.params, owner.history_mode, scores
+            session, step_id, step.prediction, params, mode, list(step.scores)
         )
-    return StepRecord(step_id=step_id, prediction_id=prediction_id, index=index)
+    return StepRecord(
+        session_id=session_id, step_id=step_id, prediction_id=prediction_id, index=index
+    )
+
+
+def insert_session(session: Session, new: NewSession, prediction: Prediction | None) -> int:
+    """Insert the session `new` describes; engine and model default to the prediction's.
+
+    Raises:
+        NotFoundError: the parent of a branch does not exist.
+        BadInputError: a branch point outside 0..number of steps the parent sees.
+
+    """
+    if new.parent_session_id is not None:
+        get_session_row(session, new.parent_session_id)
+        length = len(lineage_steps(session, new.parent_session_id, with_predictions=False))
+        at = new.branched_at or 0
+        if not 0 <= at <= length:
+            raise BadInputError(f"A branch point must be between 0 and {length}; got {at}.")
+    context = new.context.model_dump(exclude_none=True)
+    row = SessionRow(
+        domain=new.domain,
+        engine=new.engine or (prediction.engine if prediction else ""),
+        model=new.model or (prediction.model if prediction else ""),
+        params=new.params.model_dump(),
+        history_mode=HistoryMode(new.history_mode).value,
+        system_prompt=new.system_prompt,
+        initial_state=new.initial_state,
+        task=new.context.task or "",
+        prompt_context=context or None,
+        kind=new.kind,
+        owner=new.owner,
+        base_trajectory_id=new.base_trajectory_id,
+        bench_run_id=new.bench_run_id,
+        parent_session_id=new.parent_session_id,
+        branched_at=new.branched_at if new.parent_session_id is not None else None,
+    )
+    session.add(row)
+    session.flush()
+    return row.id
 
 
 def replace_scores(session: Session, prediction_id: int, scores: Sequence[ScoreLike]) -> None:
@@ -141,37 +178,6 @@ def replace_scores(session: Session, prediction_id: int, scores: Sequence[ScoreL
         )
     if rows:
         session.execute(insert(ScoreRow), rows)
-
-
-def branch_row(
-    session: Session, parent_id: int, at_step: int, overrides: Mapping[str, Any]
-) -> SessionRow:
-    """A new (unflushed) session row branching from `parent_id` before step `at_step`.
-
-    Raises:
-        NotFoundError: the parent does not exist.
-        BadInputError: `at_step` is outside 0..number of steps the parent sees.
-
-    """
-    parent = get_session_row(session, parent_id)
-    length = len(lineage_steps(session, parent_id, with_predictions=False))
-    if not 0 <= at_step <= length:
-        raise BadInputError(f"A branch point must be between 0 and {length}; got {at_step}.")
-    values: dict[str, Any] = {
-        "domain": parent.domain,
-        "engine": parent.engine,
-        "model": parent.model,
-        "params": dict(parent.params),
-        "history_mode": parent.history_mode,
-        "base_trajectory_id": parent.base_trajectory_id,
-        "owner": parent.owner,
-        "system_prompt": parent.system_prompt,
-        "initial_state": parent.initial_state,
-        "task": parent.task,
-    }
-    values.update({key: value for key, value in overrides.items() if value is not None})
-    values["history_mode"] = HistoryMode(values["history_mode"]).value
-    return SessionRow(parent_session_id=parent.id, branched_at=at_step, **values)
 
 
 def session_summaries(
@@ -195,6 +201,7 @@ def session_summaries(
         SessionSummary(
             id=row.id,
             domain=row.domain,
+            kind=row.kind,
             engine=row.engine,
             model=row.model,
             history_mode=row.history_mode,

@@ -15,6 +15,7 @@ from backend.benchmark.report import CHART_FILE
 from backend.benchmark.results import BenchResults
 from backend.benchmark.runner import RunConfig
 from backend.benchmark.service import new_run_dir, run_bench
+from backend.benchmark.sessions import BenchSessions
 from backend.errors import BadInputError
 from backend.scoring.judge import Judge
 from backend.types import HistoryMode, SamplingParams
@@ -104,8 +105,13 @@ class Benchmarks:
         simulators = self.services.simulator
         results = record_bench(
             self.store,
-            lambda: run_bench(
-                request.dataset, out, config, lambda name: simulators(name, "", None), judge
+            lambda run_id: run_bench(
+                request.dataset,
+                out,
+                config,
+                lambda name: simulators(name, "", None),
+                judge,
+                sessions=BenchSessions(self.services.sessions, run_id),
             ),
             dataset=request.dataset,
             engines=request.engines,

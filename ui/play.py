@@ -1,34 +1,55 @@
-"""The playground's service: start sessions, run a streamed step, store it, rewind and branch.
+"""The playground's service: start sessions, run a streamed step through the one step path.
 
-Callbacks stay a few lines because the work lives here: validate the action (nothing is sent when
-it is bad), stream the prediction, score it against the real observation when one is known, and
-commit the step before it is shown as done.
+Callbacks stay a few lines because the work lives here. A step builds its self-contained request
+(the action in canonical text, the recording's next observation as reference when it applies),
+picks where it is stored (this session, a new one, or a new branch after a rewind or a change of
+engine settings) and runs `backend.stepping.run_step`, which streams, scores and commits.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
-from backend.domains.base import get_domain
 from backend.errors import BadInputError, EngineRequestError
-from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.types import Prediction
-from storage.sessions import SessionStore
+from backend.recording import NewSession, SessionTarget
+from backend.stepping import StepOutcome, run_step
+from backend.types import SimRequest, Turn
+from storage.models import SessionKind
 from ui.services import EngineChoice, Services
-from ui.session import RECORDED, PlaySession, PlayStep, Score
+from ui.session import PlaySession, PlayStep, Score
 
-logger = logging.getLogger(__name__)
+
+@runtime_checkable
+class Preparable(Protocol):
+    """An engine with a slow first use (the embedded model is converted and loaded)."""
+
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded."""
+        ...
+
+    def prepare(self) -> None:
+        """Load the model now."""
+        ...
+
+
+@dataclass(frozen=True)
+class Preparing:
+    """The engine is loading its model before the step can start."""
+
+    message: str
 
 
 @dataclass(frozen=True)
 class Partial:
-    """The prediction so far, while it streams, and the real next state when it is known."""
+    """The prediction so far, while it streams, with the request it answers."""
 
+    request: SimRequest
+    index: int
     text: str
     reasoning: str
-    real: str | None
 
 
 @dataclass(frozen=True)
@@ -38,39 +59,17 @@ class Done:
     session: PlaySession
 
 
-def score(session: PlaySession, prediction: Prediction, real: str | None) -> list[MetricResult]:
-    """Deterministic scores of the prediction against the real observation, headline first.
-
-    A recording the metrics cannot parse (or one too large to score) leaves the step unscored
-    rather than failing it: the prediction is still worth showing and storing.
-    """
-    if real is None:
-        return []
-    try:
-        results = score_observation(
-            session.domain, prediction.observation, real, session.previous_observation()
-        )
-    except BadInputError:
-        logger.warning("step left unscored", exc_info=True)
-        return []
-    headline = headline_metric(session.domain)
-    return sorted(results, key=lambda result: result.name != headline)
-
-
 class Playground:
     """Session operations over the simulator and the session store.
 
     Args:
         services: the app's services.
+        kind: what the sessions it stores are called (the Playground or the Replay page).
     """
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, kind: SessionKind = SessionKind.PLAYGROUND) -> None:
         self.services = services
-
-    @property
-    def store(self) -> SessionStore:
-        """The session recorder."""
-        return self.services.sessions
+        self.kind = kind
 
     def start(self, domain: str, trajectory_id: str | None, start: int) -> PlaySession:
         """A new session: at turn `start` of a stored recording, or blank when none is given."""
@@ -83,106 +82,129 @@ class Playground:
 
     def step(
         self, session: PlaySession, action: str, choice: EngineChoice, owner: str
-    ) -> Iterator[Partial | Done]:
-        """Validate, stream the prediction, score and store it.
+    ) -> Iterator[Preparing | Partial | Done]:
+        """Build the request, stream the prediction, then score and store it.
 
         Raises:
             BadActionError: the action does not follow the domain's format (nothing is sent).
-            EngineUnavailableError, EngineRequestError: the engine failed.
+            EngineUnavailableError, EngineRequestError: the engine failed (nothing is stored).
         """
-        canonical = get_domain(session.domain).validate(action, session.context)
-        real = session.real_for(canonical)
-        request = session.request(canonical, choice.history_mode, choice.params, real)
+        request = session.request(action, choice.history_mode, choice.params)
         simulator = self.services.simulator(choice.engine, choice.model, choice.base_url or None)
+        engine = simulator.engine
+        if isinstance(engine, Preparable) and not engine.ready:
+            yield Preparing(
+                f"Preparing the {engine.name} model ({engine.model}) for its first use: it is "
+                "converted and loaded once, which takes up to a minute on a CPU."
+            )
+            engine.prepare()
+        target, prefix, notice = self._target(session, choice, owner)
+        index = len(session.steps) + 1
         text, reasoning = "", ""
-        prediction: Prediction | None = None
-        yield Partial(text, reasoning, real)
-        for item in simulator.stream(request, session.context):
-            if isinstance(item, Prediction):  # the last item: the loop ends and the stream closes
-                prediction = item
+        outcome: StepOutcome | None = None
+        yield Partial(request, index, text, reasoning)
+        for item in run_step(simulator, self.services.sessions, target, request, prefix):
+            if isinstance(item, StepOutcome):
+                outcome = item
                 continue
             text += item.content_delta
             reasoning += item.reasoning_delta
-            yield Partial(text, reasoning, real)
-        if prediction is None:
+            yield Partial(request, index, text, reasoning)
+        if outcome is None:
             raise EngineRequestError("The engine ended its stream without a prediction.")
-        results = score(session, prediction, real)
-        step = PlayStep(canonical, real, prediction, tuple(Score(r.name, r.value) for r in results))
-        yield Done(self._store(session, step, choice, owner, results))
+        yield Done(self._after(session, request, outcome, choice, notice))
 
-    def _store(
+    def _target(
+        self, session: PlaySession, choice: EngineChoice, owner: str
+    ) -> tuple[SessionTarget, list[Turn], str]:
+        """Where the next step is stored, the steps to store before it, and what to tell.
+
+        A stored session fixes its engine settings and its steps, so a step taken after a rewind,
+        after Branch, or with other settings goes to a new session branching from it, and the
+        earlier session stays as it was.
+        """
+        trajectory = session.trajectory
+        new = NewSession(
+            domain=session.domain,
+            history_mode=choice.history_mode,
+            params=choice.params,
+            kind=self.kind.value,
+            owner=owner,
+            base_trajectory_id=trajectory.id if trajectory else None,
+            system_prompt=trajectory.system_prompt if trajectory else None,
+            context=session.context,
+            initial_state=session.initial_state,
+        )
+        if session.session_id is None:
+            return new, session.history(), ""
+        same = session.settings_key == choice.key
+        if same and not session.fork and session.stored_steps == len(session.steps):
+            return session.session_id, [], ""
+        at = len(session.steps)
+        if not same:
+            why = "The engine settings changed"
+        elif session.fork:
+            why = "You branched"
+        else:
+            why = "You rewound"
+        branch = replace(new, parent_session_id=session.session_id, branched_at=at)
+        note = f"{why}, so this step started a new session branching from #{session.session_id}"
+        return branch, [], f"{note} after its step {at}; #{session.session_id} stays as it was."
+
+    def _after(
         self,
         session: PlaySession,
-        step: PlayStep,
+        request: SimRequest,
+        outcome: StepOutcome,
         choice: EngineChoice,
-        owner: str,
-        results: list[MetricResult],
+        notice: str,
     ) -> PlaySession:
-        """Commit `step` (and any recorded prefix not stored yet); branch when needed.
-
-        A stored session fixes its engine settings and its steps, so a step taken after a rewind
-        or with other settings goes to a branch of it, and the earlier session stays as it was.
-        """
-        session = self._ensure_stored(session, choice, owner)
-        steps = list(session.steps)
-        for i, prior in enumerate(steps):
-            if prior.step_id is None:
-                steps[i] = self._add(session.session_id, prior, choice)
-        stored = self._add(session.session_id, step, choice, results)
-        return replace(session, steps=(*steps, stored), stored_steps=len(steps) + 1)
-
-    def _ensure_stored(self, session: PlaySession, choice: EngineChoice, owner: str) -> PlaySession:
-        if session.session_id is None:
-            trajectory = session.trajectory
-            session_id = self.store.create_session(
-                session.domain,
-                choice.engine,
-                choice.model,
-                choice.params.model_dump(),
-                choice.history_mode,
-                base_trajectory_id=trajectory.id if trajectory else None,
-                owner=owner,
-                system_prompt=trajectory.system_prompt if trajectory else None,
-                initial_state=session.initial_state,
-                task=trajectory.task if trajectory else "",
-            )
-            return replace(session, session_id=session_id, settings_key=choice.key)
-        if session.settings_key != choice.key or session.stored_steps != len(session.steps):
-            return self.branch(session, len(session.steps), choice, owner)
-        return session
-
-    def _add(
-        self,
-        session_id: int | None,
-        step: PlayStep,
-        choice: EngineChoice,
-        results: list[MetricResult] | None = None,
-    ) -> PlayStep:
-        record = self.store.add_step(
-            session_id,  # type: ignore[arg-type]
-            step.action,
-            step.real,
-            RECORDED if step.real is not None else None,
-            step.prediction,
-            results or [],
-            params=choice.params.model_dump(),
+        """The session with the stored step appended."""
+        step = PlayStep(
+            outcome.prediction.action,
+            request.reference,
+            request.reference_origin if request.reference is not None else None,
+            outcome.prediction,
+            tuple(Score(r.name, r.value) for r in outcome.scores),
+            outcome.step_id,
+            outcome.prediction_id,
         )
-        return replace(step, step_id=record.step_id, prediction_id=record.prediction_id)
+        steps = (*session.steps, step)
+        return replace(
+            session,
+            steps=steps,
+            session_id=outcome.session_id,
+            settings_key=choice.key,
+            stored_steps=len(steps),
+            fork=False,
+            notice=notice,
+        )
 
-    def branch(
-        self, session: PlaySession, at: int, choice: EngineChoice, owner: str
-    ) -> PlaySession:
-        """Keep the first `at` steps in a new stored session (the old one stays as it was)."""
+    @staticmethod
+    def branch(session: PlaySession, at: int) -> PlaySession:
+        """Keep the first `at` steps; the next step starts a new session branching from this one."""
         kept = session.rewound(at)
-        if session.session_id is None or any(s.step_id is None for s in kept.steps):
-            return kept
-        session_id = self.store.branch_session(
-            session.session_id,
-            at,
-            owner=owner,
-            engine=choice.engine,
-            model=choice.model,
-            params=choice.params.model_dump(),
-            history_mode=choice.history_mode,
+        if session.session_id is None:
+            return replace(kept, notice=f"Kept {len(kept.steps)} steps; nothing is stored yet.")
+        return replace(
+            kept,
+            fork=True,
+            notice=(
+                f"Branch ready: your next step starts a new session that keeps the first "
+                f"{len(kept.steps)} steps of #{session.session_id}, which stays as it was."
+            ),
         )
-        return replace(kept, session_id=session_id, settings_key=choice.key, stored_steps=at)
+
+    @staticmethod
+    def rewind(session: PlaySession, keep: int) -> PlaySession:
+        """Keep the first `keep` steps; a stored session is branched by the next step."""
+        kept = session.rewound(keep)
+        if session.session_id is None or len(kept.steps) == session.stored_steps:
+            return replace(kept, notice=f"Showing the first {len(kept.steps)} steps.")
+        return replace(
+            kept,
+            notice=(
+                f"Rewound to step {len(kept.steps)}. Your next step starts a new session that "
+                f"branches from #{session.session_id}, which stays as it was."
+            ),
+        )

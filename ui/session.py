@@ -1,20 +1,30 @@
 """One person's playground session as plain data: the steps so far and what the recording knows.
 
-Held in `gr.State` (one copy per browser tab); the durable copy is in SQL via `SessionStore`.
-A session may start from a recorded trajectory: its first turns become recorded steps, and for as
-long as the person types the recorded actions the real next observation is known. Once they
-leave the recording, the model's prediction stands in for reality in the history.
+Held in `gr.State` (one copy per browser tab); the durable copy is in SQL, written by the one
+step path (`backend.stepping`). A session may start from a recorded trajectory: its first turns
+become recorded steps, and for as long as the person types the recorded actions the real next
+observation is known. What each earlier step shows the model is `backend.history`'s rule, the
+same rule stored sessions and exports follow.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backend.domains.base import PromptContext, get_domain
+from backend.domains.base import get_domain
 from backend.errors import AWPError
-from backend.types import HistoryMode, Prediction, SamplingParams, SimRequest, Trajectory, Turn
-
-RECORDED = "recorded"
+from backend.history import state_before
+from backend.simulate import canonical
+from backend.types import (
+    HistoryMode,
+    Prediction,
+    PromptContext,
+    ReferenceOrigin,
+    SamplingParams,
+    SimRequest,
+    Trajectory,
+    Turn,
+)
 
 
 @dataclass(frozen=True)
@@ -32,25 +42,25 @@ class PlayStep:
     Attributes:
         action: the canonical action text.
         real: the real observation after it, when known.
+        origin: where `real` comes from (recorded, live, annotator).
         prediction: the model's prediction (None for steps replayed from the recording).
-        scores: metric values of the prediction against `real`.
+        scores: metric values of the prediction against `real`, headline first.
         step_id: the stored step's id.
         prediction_id: the stored prediction's id (what annotations point at).
     """
 
     action: str
     real: str | None = None
+    origin: ReferenceOrigin | None = None
     prediction: Prediction | None = None
     scores: tuple[Score, ...] = ()
     step_id: int | None = None
     prediction_id: int | None = None
 
-    @property
-    def shown(self) -> str | None:
-        """The observation that follows this step in the session: the real one, else predicted."""
-        if self.real is not None:
-            return self.real
-        return self.prediction.observation if self.prediction else None
+    def turn(self) -> Turn:
+        """The step as a history turn (its real observation and its prediction)."""
+        predicted = self.prediction.observation if self.prediction else None
+        return Turn(action=self.action, observation=self.real, predicted=predicted)
 
 
 @dataclass(frozen=True)
@@ -62,9 +72,11 @@ class PlaySession:
         trajectory: the recording the session started from, if any.
         initial_state: the observation before the first action.
         steps: the steps so far (recorded prefix included).
-        session_id: the stored session, once the first step was stored.
+        session_id: the stored session, once its first step was stored.
         settings_key: engine, model, history mode and sampling the stored session uses.
         stored_steps: how many steps the stored session holds (more than `steps` after a rewind).
+        fork: the next step starts a new session branching from this one (the Branch button).
+        notice: a message about the session for the person (a branch, a clamp, a stop).
     """
 
     domain: str
@@ -74,37 +86,41 @@ class PlaySession:
     session_id: int | None = None
     settings_key: tuple = ()
     stored_steps: int = 0
+    fork: bool = False
+    notice: str = ""
 
     @classmethod
     def from_trajectory(cls, trajectory: Trajectory, start: int) -> PlaySession:
-        """Start at turn `start` (0-based) of a recording: earlier turns become history."""
-        start = max(0, min(start, len(trajectory.turns)))
-        prefix = tuple(PlayStep(t.action, t.observation) for t in trajectory.turns[:start])
-        return cls(trajectory.domain, trajectory, trajectory.initial_state, prefix)
+        """Start at turn `start` (0-based) of a recording: earlier turns become history.
+
+        A start past the recording's end is clamped to its end, and the notice says so.
+        """
+        last = len(trajectory.turns)
+        clamped = max(0, min(start, last))
+        notice = ""
+        if start > last:
+            notice = (
+                f"This recording has {last} turn{'s' if last != 1 else ''}, so it cannot start at "
+                f"turn {start}: every recorded turn is history, and the next action is yours."
+            )
+        prefix = tuple(
+            PlayStep(t.action, t.observation, "recorded" if t.observation is not None else None)
+            for t in trajectory.turns[:clamped]
+        )
+        return cls(trajectory.domain, trajectory, trajectory.initial_state, prefix, notice=notice)
 
     @property
     def context(self) -> PromptContext:
         """What the domain prompt is filled with: the recording's task and tool definitions."""
-        if self.trajectory is None:
-            return PromptContext()
-        tools = self.trajectory.metadata.get("tools")
-        return PromptContext(tools=tools if isinstance(tools, list) else None,
-                             task=self.trajectory.task or None)  # fmt: skip
+        return self.trajectory.prompt_context() if self.trajectory else PromptContext()
 
     def history(self) -> list[Turn]:
-        """The steps as history turns; a step off the recording shows its prediction as reality."""
-        return [
-            Turn(
-                action=s.action,
-                observation=s.shown,
-                predicted=s.prediction.observation if s.prediction else None,
-            )
-            for s in self.steps
-        ]
+        """The steps as history turns (`backend.history` decides what each shows)."""
+        return [step.turn() for step in self.steps]
 
     def previous_observation(self) -> str | None:
-        """The observation before the next action."""
-        return self.steps[-1].shown if self.steps else self.initial_state
+        """The state before the next action."""
+        return state_before(self.history(), self.initial_state)
 
     def on_recording(self) -> bool:
         """Tell whether every step so far followed the recording, so its next turn still applies.
@@ -122,13 +138,6 @@ class PlaySession:
             return None
         return self.trajectory.turns[len(self.steps)]  # type: ignore[union-attr]
 
-    def canonical(self, action: str) -> str:
-        """The action as the domain's validator writes it; unparsable actions stay as typed."""
-        try:
-            return get_domain(self.domain).validate(action, self.context)
-        except AWPError:
-            return action.strip()
-
     def problem(self, action: str) -> str:
         """What is wrong with `action` in this domain ("" when it is valid)."""
         try:
@@ -137,33 +146,56 @@ class PlaySession:
             return str(exc)
         return ""
 
+    def request(self, action: str, mode: HistoryMode, params: SamplingParams) -> SimRequest:
+        """The self-contained request for the next action, in canonical text.
+
+        The recording's next observation is its reference when the action is the recording's
+        next one.
+
+        Raises:
+            BadActionError: the action does not follow the domain's format.
+        """
+        request = canonical(
+            SimRequest(
+                domain=self.domain,
+                system_prompt=self.trajectory.system_prompt if self.trajectory else None,
+                context=self.context,
+                initial_state=self.initial_state,
+                history=self.history(),
+                action=action,
+                history_mode=mode,
+                params=params,
+            )
+        )
+        turn = self.recorded_next()
+        if turn is not None and self._same_action(request.action, turn.action):
+            return request.model_copy(update={"reference": turn.observation})
+        return request
+
     def real_for(self, action: str) -> str | None:
         """The real observation after `action`, known when it is the recording's next action."""
         turn = self.recorded_next()
-        if turn is None or self.canonical(action) != self.canonical(turn.action):
+        if turn is None:
             return None
-        return turn.observation
+        try:
+            ours = get_domain(self.domain).validate(action, self.context)
+        except AWPError:
+            return None
+        return turn.observation if self._same_action(ours, turn.action) else None
 
-    def request(
-        self, action: str, mode: HistoryMode, params: SamplingParams, reference: str | None
-    ) -> SimRequest:
-        """The simulation request for the next action."""
-        system = self.trajectory.system_prompt if self.trajectory else None
-        return SimRequest(
-            domain=self.domain,
-            system_prompt=system,
-            initial_state=self.initial_state,
-            history=self.history(),
-            action=action,
-            history_mode=mode,
-            params=params,
-            reference=reference,
-        )
+    def _same_action(self, ours: str, recorded: str) -> bool:
+        """Whether a canonical action is the recording's (compared in canonical text)."""
+        try:
+            theirs = get_domain(self.domain).validate(recorded, self.context)
+        except AWPError:
+            theirs = recorded.strip()
+        return ours == theirs
 
     def with_step(self, step: PlayStep) -> PlaySession:
         """A copy with `step` appended."""
         return replace(self, steps=(*self.steps, step))
 
     def rewound(self, keep: int) -> PlaySession:
-        """A copy that keeps the first `keep` steps (the stored session is branched separately)."""
-        return replace(self, steps=self.steps[: max(0, keep)])
+        """A copy that keeps the first `keep` steps (a later step branches the stored session)."""
+        kept = max(0, min(keep, len(self.steps)))
+        return replace(self, steps=self.steps[:kept], notice="")

@@ -85,7 +85,7 @@ def timeline_rows(session: PlaySession) -> list[list[str]]:
     for i, step in enumerate(session.steps):
         source = "recorded" if step.prediction is None else step.prediction.engine
         first = f"{step.scores[0].name} {step.scores[0].value:.2f}" if step.scores else ""
-        real = "known" if step.real is not None else "unknown"
+        real = step.origin or "unknown"
         rows.append([str(i + 1), short(step.action), source, real, first])
     return rows
 

@@ -58,6 +58,7 @@ def bench(
     from backend.benchmark.report import format_table
     from backend.benchmark.runner import RunConfig
     from backend.benchmark.service import new_run_dir, run_bench
+    from backend.benchmark.sessions import BenchSessions
     from backend.errors import BadInputError
     from storage.bench_runs import record_bench
 
@@ -82,13 +83,14 @@ def bench(
         )
         results = record_bench(
             context.bench_runs,
-            lambda: run_bench(
+            lambda run_id: run_bench(
                 dataset,
                 out,
                 config,
                 lambda name: context.simulator(name, model, base_url),
                 grader,
                 resume,
+                BenchSessions(context.sessions, run_id),
             ),
             dataset=dataset,
             engines=engine,

@@ -53,7 +53,6 @@ def export(
     ] = None,
 ) -> None:
     """Export stored data for RL and fine-tuning, streaming (memory flat in the row count)."""
-    from backend.domains.base import PromptContext
     from backend.domains.prompts import PromptLibrary
     from backend.export.builders import FORMATS
     from backend.export.records import ExportContext
@@ -72,7 +71,7 @@ def export(
         annotated_only=chosen.needs_annotation,
     )
     prompts = PromptLibrary(settings.prompts_dir)
-    ctx = ExportContext(system_prompt=lambda name: prompts.system_prompt(name, PromptContext()))
+    ctx = ExportContext(system_prompt=prompts.system_prompt)
     filters = {"domain": domain, "since": since, "min_rating": min_rating}
     database = open_database(settings.resolved_database_url())
     try:

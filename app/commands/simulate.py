@@ -10,10 +10,13 @@ import typer
 
 from app.context import AppContext
 from app.settings import Settings
-from app.stepping import StepOutcome, continue_request, open_session, run_step
 from backend.domains.base import all_domains
 from backend.errors import BadInputError
-from backend.types import HistoryMode, Prediction, SimRequest, Trajectory, Turn
+from backend.recording import NewSession, SessionTarget
+from backend.stepping import StepOutcome, run_step
+from backend.types import HistoryMode, Prediction, PromptContext, SimRequest, Trajectory, Turn
+from storage.models import SessionKind
+from storage.sessions import SessionStore
 
 
 def read_history(path: Path) -> tuple[list[Turn], Trajectory | None]:
@@ -52,7 +55,8 @@ def build_request(
     """Assemble a SimRequest from CLI options.
 
     With `--turn N` and a trajectory file, the history is turns 1..N-1, the action is turn N's and
-    its recorded observation becomes the reference (so the oracle baseline and scores work).
+    its recorded observation becomes the reference (so the oracle baseline and scores work). A
+    trajectory file's task and tool definitions fill the prompt, as they do on the Playground.
     """
     turns, trajectory = read_history(history_file) if history_file else ([], None)
     reference = None
@@ -71,6 +75,7 @@ def build_request(
     return SimRequest(
         domain=domain,
         system_prompt=system_prompt or (trajectory.system_prompt if trajectory else None),
+        context=trajectory.prompt_context() if trajectory else PromptContext(),
         initial_state=trajectory.initial_state if trajectory else None,
         history=turns,
         action=action,
@@ -81,7 +86,7 @@ def build_request(
 
 
 def prediction_json(prediction: Prediction, request: SimRequest) -> dict[str, Any]:
-    """The JSON object `awp simulate --json` prints."""
+    """The JSON object `awp simulate --json` prints (`messages`: exactly what the engine got)."""
     out = prediction.model_dump(mode="json")
     out["domain"] = request.domain
     out["history_mode"] = request.history_mode.value
@@ -113,7 +118,7 @@ def simulate(
     temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
     session: Annotated[
-        int | None, typer.Option(help="Continue this stored session (see `awp sessions`).")
+        int | None, typer.Option(help="Continue this stored session (see `awp sessions list`).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -132,24 +137,17 @@ def simulate(
     try:
         simulator = context.simulator(engine, model, base_url)
         if session is None:
-            request = build_request(
-                settings,
-                domain,
-                action,
-                history,
-                turn,
-                history_mode or settings.history_mode,
-                system_prompt,
-            )
-            session = open_session(
-                context.sessions, request, simulator.engine.name, simulator.engine.model
-            )
+            mode = history_mode or settings.history_mode
+            request = build_request(settings, domain, action, history, turn, mode, system_prompt)
+            target: SessionTarget = NewSession.for_request(request, SessionKind.CLI.value)
+            prefix = request.history
         else:
-            if action is None:
-                raise BadInputError("Give --action to continue a session.")
-            request = continue_request(context.sessions, session, action)
+            request = continue_request(
+                context.sessions, session, action, history, turn, domain, history_mode
+            )
+            target, prefix = session, []
         outcome = None
-        for item in run_step(simulator, context.sessions, session, request):
+        for item in run_step(simulator, context.sessions, target, request, prefix):
             if isinstance(item, StepOutcome):
                 outcome = item
             elif not as_json:
@@ -159,6 +157,36 @@ def simulate(
     if outcome is None:
         raise BadInputError("The engine finished without a completion.")
     print_outcome(outcome, request, as_json)
+
+
+def continue_request(
+    sessions: SessionStore,
+    session_id: int,
+    action: str | None,
+    history: Path | None,
+    turn: int | None,
+    domain: str | None,
+    history_mode: HistoryMode | None,
+) -> SimRequest:
+    """The next step of a stored session, with its own prompt settings, history and sampling.
+
+    Raises:
+        BadInputError: no action, or options that would contradict the stored session.
+        NotFoundError: no such session.
+    """
+    if action is None:
+        raise BadInputError("Give --action to continue a session.")
+    if history is not None or turn is not None:
+        raise BadInputError("--session continues a stored session; leave out --history and --turn.")
+    stored = sessions.load_session(session_id)
+    if domain is not None and domain != stored.domain:
+        raise BadInputError(f"Session {session_id} is in the {stored.domain} domain, not {domain}.")
+    if history_mode is not None and history_mode is not stored.history_mode:
+        raise BadInputError(
+            f"Session {session_id} runs {stored.history_mode.value}; its steps keep that history "
+            "mode. Start a new session for another one."
+        )
+    return stored.request(action)
 
 
 def print_outcome(outcome: StepOutcome, request: SimRequest, as_json: bool) -> None:

@@ -15,8 +15,16 @@ from pydantic import BaseModel, Field
 from backend.data.agentworldbench import load_agentworldbench
 from backend.data.bundled import load_bundled
 from backend.errors import BadInputError
+from backend.history import state_before
 from backend.registry import Registry
-from backend.types import HistoryMode, SamplingParams, SimRequest, Trajectory, Turn
+from backend.types import (
+    HistoryMode,
+    PromptContext,
+    SamplingParams,
+    SimRequest,
+    Trajectory,
+    Turn,
+)
 
 
 class BenchItem(BaseModel):
@@ -25,28 +33,38 @@ class BenchItem(BaseModel):
     Attributes:
         item_id: stable id within the dataset (`<trajectory>#<turn>`), the resume key.
         domain: the domain name.
+        trajectory_key: the trajectory the turn belongs to (its items share a stored session).
+        turn_index: the turn's 0-based position in its trajectory.
         system_prompt: the recorded system prompt; None means the domain's built-in one.
+        context: the recording's task and tool definitions (fill the built-in prompt).
         initial_state: the state before the first action, where recorded.
         history: the turns before this one with their REAL observations (teacher forcing).
         action: the agent's action of this turn.
         reference: the real observation after the action.
-        previous: the real observation before the action (None when unknown).
     """
 
     item_id: str
     domain: str
+    trajectory_key: str
+    turn_index: int
     system_prompt: str | None = None
+    context: PromptContext = Field(default_factory=PromptContext)
     initial_state: str | None = None
     history: list[Turn] = Field(default_factory=list)
     action: str
     reference: str
-    previous: str | None = None
+
+    @property
+    def previous(self) -> str | None:
+        """The state before the action (None when unknown), by the one history rule."""
+        return state_before(self.history, self.initial_state)
 
     def request(self, params: SamplingParams, history_mode: HistoryMode) -> SimRequest:
         """The simulation request; the reference rides along for the oracle baseline only."""
         return SimRequest(
             domain=self.domain,
             system_prompt=self.system_prompt,
+            context=self.context,
             initial_state=self.initial_state,
             history=self.history,
             action=self.action,
@@ -60,22 +78,22 @@ def items_from_trajectories(trajectories: list[Trajectory]) -> list[BenchItem]:
     """Every turn with a known observation becomes an item with teacher-forced history."""
     items = []
     for trajectory in trajectories:
-        previous = trajectory.initial_state
         for index, turn in enumerate(trajectory.turns):
             if turn.observation is not None:
                 items.append(
                     BenchItem(
                         item_id=f"{trajectory.id}#{index + 1}",
                         domain=trajectory.domain,
+                        trajectory_key=trajectory.id,
+                        turn_index=index,
                         system_prompt=trajectory.system_prompt,
+                        context=trajectory.prompt_context(),
                         initial_state=trajectory.initial_state,
                         history=trajectory.turns[:index],
                         action=turn.action,
                         reference=turn.observation,
-                        previous=previous,
                     )
                 )
-            previous = turn.observation
     return items
 
 
@@ -86,12 +104,13 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
         BenchItem(
             item_id=f"{item.domain}/{item.id}#{item.turn_idx}",
             domain=item.domain,
+            trajectory_key=f"{item.domain}/{item.id}",
+            turn_index=item.turn_idx - 1,
             system_prompt=item.system_prompt,
             initial_state=item.initial_state,
             history=item.history,
             action=item.action,
             reference=item.ground_truth,
-            previous=item.history[-1].observation if item.history else item.initial_state,
         )
         for item in loaded.items
     ]

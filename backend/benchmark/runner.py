@@ -4,7 +4,8 @@ Each chunk of `concurrency` items goes to the engine as ONE `Simulator.step_batc
 engine with its own scheduler (vLLM, a remote server's continuous batching, the openai engine's
 bounded thread pool) sees the whole chunk at once; chunking bounds how many requests are in
 flight and how much work an interrupt can lose. A chunk that fails is retried item by item, so
-one bad item (an invalid action, a prompt too long) costs only itself.
+one bad item (an invalid action, a prompt too long) costs only itself. With `BenchSessions`,
+every prediction is also stored in SQL as a step of a bench session (scores and verdicts too).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 from tqdm import tqdm
 
 from backend.benchmark.items import BenchItem
+from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemRow, ItemStore
 from backend.errors import AWPError
 from backend.scoring import headline_metric, score_observation
@@ -81,9 +83,13 @@ def error_row(engine: str, model: str, item: BenchItem, exc: AWPError) -> ItemRo
 
 
 def predict_chunk(
-    engine: str, simulator: Simulator, chunk: Sequence[BenchItem], config: RunConfig
+    engine: str,
+    simulator: Simulator,
+    chunk: Sequence[BenchItem],
+    config: RunConfig,
+    sessions: BenchSessions | None = None,
 ) -> list[ItemRow]:
-    """Predict and score a chunk in one batch; on failure, item by item."""
+    """Predict and score a chunk in one batch (on failure, item by item), storing predictions."""
     requests = [item.request(config.params, config.history_mode) for item in chunk]
     try:
         predictions: list[Prediction | AWPError] = list(simulator.step_batch(requests))
@@ -95,15 +101,24 @@ def predict_chunk(
             except AWPError as exc:
                 predictions.append(exc)
     model = simulator.engine.model
-    return [
-        error_row(engine, model, item, result)
-        if isinstance(result, AWPError)
-        else scored_row(engine, item, result)
-        for item, result in zip(chunk, predictions, strict=True)
-    ]
+    rows = []
+    for item, request, result in zip(chunk, requests, predictions, strict=True):
+        if isinstance(result, AWPError):
+            rows.append(error_row(engine, model, item, result))
+            continue
+        row = scored_row(engine, item, result)
+        if sessions is not None:
+            row.prediction_id = sessions.record(engine, item, request, result, row.metrics)
+        rows.append(row)
+    return rows
 
 
-def judge_rows(judge: Judge, chunk: Sequence[BenchItem], rows: list[ItemRow]) -> None:
+def judge_rows(
+    judge: Judge,
+    chunk: Sequence[BenchItem],
+    rows: list[ItemRow],
+    sessions: BenchSessions | None = None,
+) -> None:
     """Attach the judge's verdict to every successful row of a chunk (one batched call)."""
     pairs = [(item, row) for item, row in zip(chunk, rows, strict=True) if row.status == "ok"]
     verdicts = judge.evaluate(
@@ -122,6 +137,8 @@ def judge_rows(judge: Judge, chunk: Sequence[BenchItem], rows: list[ItemRow]) ->
     )
     for (_, row), verdict in zip(pairs, verdicts, strict=True):
         row.judge = verdict
+        if sessions is not None and row.prediction_id is not None:
+            sessions.judged(row.prediction_id, verdict)
 
 
 def run_benchmark(
@@ -130,6 +147,7 @@ def run_benchmark(
     store: ItemStore,
     simulator_for: Callable[[str], Simulator],
     judge: Judge | None = None,
+    sessions: BenchSessions | None = None,
 ) -> int:
     """Run every engine over the items not yet done in `store`.
 
@@ -139,6 +157,7 @@ def run_benchmark(
         store: where rows are appended; items it already holds as `ok` are skipped.
         simulator_for: builds the simulator of an engine name.
         judge: grades every prediction when given.
+        sessions: stores every prediction in SQL as a bench session step, when given.
 
     Returns:
         The number of rows written by this run.
@@ -153,9 +172,9 @@ def run_benchmark(
         simulator = simulator_for(engine)
         with tqdm(total=len(todo), desc=engine, unit="item", disable=not config.progress) as bar:
             for chunk in chunks(todo, config.concurrency):
-                rows = predict_chunk(engine, simulator, chunk, config)
+                rows = predict_chunk(engine, simulator, chunk, config, sessions)
                 if judge is not None:
-                    judge_rows(judge, chunk, rows)
+                    judge_rows(judge, chunk, rows, sessions)
                 for row in rows:
                     store.append(row)
                 written += len(rows)

@@ -10,6 +10,7 @@ from backend.benchmark.items import load_items
 from backend.benchmark.report import write_chart
 from backend.benchmark.results import BenchResults, aggregate
 from backend.benchmark.runner import RunConfig, run_benchmark
+from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemStore
 from backend.errors import BadInputError
 from backend.scoring.judge import Judge
@@ -36,6 +37,7 @@ def run_bench(
     simulator_for: Callable[[str], Simulator],
     judge: Judge | None = None,
     resume: bool = False,
+    sessions: BenchSessions | None = None,
 ) -> BenchResults:
     """Run, then write `items.jsonl`, `results.json` and the per-domain chart into `out_dir`.
 
@@ -46,6 +48,7 @@ def run_bench(
         simulator_for: builds the simulator of an engine name.
         judge: grades every prediction when given.
         resume: continue a run in `out_dir`, skipping items it already finished.
+        sessions: stores every prediction in SQL as a bench session step, when given.
 
     Raises:
         BadInputError: `out_dir` already holds a run and `resume` is off, or the dataset is
@@ -59,7 +62,7 @@ def run_bench(
         )
     items = load_items(dataset)
     out_dir.mkdir(parents=True, exist_ok=True)
-    run_benchmark(items, config, store, simulator_for, judge)
+    run_benchmark(items, config, store, simulator_for, judge, sessions)
     wanted = {item.item_id for item in (items[: config.limit] if config.limit else items)}
     rows = [row for row in store.rows() if row.item_id in wanted and row.engine in config.engines]
     results = aggregate(rows, dataset, config.history_mode.value)

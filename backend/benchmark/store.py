@@ -25,7 +25,8 @@ class ItemRow(BaseModel):
     """One engine's prediction for one item with every score (wire format, versioned).
 
     `status` is `ok`, or `error` when the engine or the scoring failed; failed rows are counted
-    in the results and retried by `--resume`.
+    in the results and retried by `--resume`. `prediction_id` is the prediction stored in SQL
+    (None when the run stored none, or for rows written before predictions were stored).
     """
 
     schema_version: int = ROW_SCHEMA
@@ -45,6 +46,7 @@ class ItemRow(BaseModel):
     headline: str = ""
     headline_value: float | None = None
     judge: JudgeResult | None = None
+    prediction_id: int | None = None
 
 
 class ItemStore:

@@ -7,26 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backend.registry import Registry
-from backend.types import ObservationKind
+from backend.types import ObservationKind, PromptContext
 
 MAX_ACTION_CHARS = 100_000
-
-
-@dataclass(frozen=True)
-class PromptContext:
-    """What a system prompt template may be filled with.
-
-    Attributes:
-        tools: tool definitions (OpenAI function or MCP tool schemas) for mcp, swe and search.
-        demonstrations: example turns shown to the model.
-        task: the agent's task, when the environment should know it.
-        simulation_instruction: search only: a pinned target query and reference answer.
-    """
-
-    tools: list[dict[str, Any]] | None = None
-    demonstrations: str | None = None
-    task: str | None = None
-    simulation_instruction: str | None = None
 
 
 ActionValidator = Callable[[str, PromptContext], str]

@@ -81,6 +81,20 @@ class TransformersEngine:
             loaded = self._ensure_loaded()
             yield from self._stream(loaded, request)
 
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded (the first use converts and loads it: slow on a CPU)."""
+        return self._loaded is not None
+
+    def prepare(self) -> None:
+        """Load the model now, so that a caller can say so before the first step waits on it.
+
+        Raises:
+            EngineUnavailableError: the model folder is missing or cannot be loaded.
+        """
+        with self._lock:
+            self._ensure_loaded()
+
     def close(self) -> None:
         """Drop the model so its memory can be reclaimed; the next call loads it again."""
         with self._lock:

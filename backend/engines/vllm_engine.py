@@ -75,6 +75,20 @@ class VLLMEngine:
         completion = self.generate([request])[0]
         yield StreamChunk(completion=completion)
 
+    @property
+    def ready(self) -> bool:
+        """Whether the model is loaded (loading a large model takes minutes)."""
+        return self._llm is not None
+
+    def prepare(self) -> None:
+        """Load the model now, so that a caller can say so before the first step waits on it.
+
+        Raises:
+            EngineUnavailableError: vLLM could not load the model.
+        """
+        with self._lock:
+            self._ensure_loaded()
+
     def close(self) -> None:
         """Drop the LLM so that its GPU memory can be reclaimed."""
         with self._lock:

@@ -20,6 +20,7 @@ from backend.export.rows import (
     RewardRow,
     SFTRow,
 )
+from backend.history import state_after
 from backend.registry import Registry
 from backend.types import Trajectory, Turn
 
@@ -112,13 +113,7 @@ def build_agentworldbench(record: ExportRecord, ctx: ExportContext) -> Iterator[
 
     if record.annotation is None:
         return
-    history = [
-        Turn(
-            action=t.action,
-            observation=t.observation if t.observation is not None else t.predicted or "",
-        )
-        for t in record.history
-    ]
+    history = [Turn(action=t.action, observation=state_after(t) or "") for t in record.history]
     system = ctx.prompt_of(record)
     trajectory = Trajectory(
         id=f"awp-session-{record.session_id}",

@@ -15,14 +15,19 @@ domains answer after the `**Environment Observation:**` marker instead."""
 
 
 def prompt_messages(record: ExportRecord, system_prompt: str) -> list[Message]:
-    """The messages the model was given for this step, in the official chat layout.
+    """The messages the model was given for this step: the stored chat, exactly.
 
-    The session's history mode applies, so a closed-loop prediction is paired with the prompt
-    that produced it (what preference training needs).
+    A prediction stored before chats were kept gets its chat rebuilt with the one history rule
+    and its own history mode, which is what the model saw unless the prompt library changed.
+    Either way a prediction is paired with the prompt that produced it (what preference
+    training needs).
     """
+    if record.messages is not None:
+        return [Message(role=m.role, content=m.content) for m in record.messages]
     request = SimRequest(
         domain=record.domain,
         system_prompt=system_prompt,
+        context=record.context,
         initial_state=record.initial_state,
         history=record.history,
         action=record.action,

@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from backend.types import HistoryMode, Turn
-
-JUDGE_PREFIX = "judge."
-"""Stored scores named `judge.<dimension>` hold a judge's 1-5 rubric score, not a metric."""
+from backend.scoring.judge import JUDGE_PREFIX
+from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 
 
 @dataclass(frozen=True)
@@ -56,8 +54,11 @@ class ExportRecord:
     """One prediction with its context, scores and (optionally) one annotation.
 
     Attributes:
+        context: the task and tool definitions the session's prompts were filled with.
         history: the session's earlier steps as turns (real observations, first predictions).
-        previous_observation: the observation just before the action, when known.
+        messages: the exact chat the prediction was made from; None for predictions stored
+            before chats were kept (their prompt is rebuilt by the one history rule).
+        previous_observation: the state just before the action, when known.
 
     """
 
@@ -70,8 +71,10 @@ class ExportRecord:
     model: str
     history_mode: HistoryMode
     system_prompt: str | None
+    context: PromptContext
     initial_state: str | None
     history: list[Turn]
+    messages: list[ChatMessage] | None
     action: str
     real_observation: str | None
     previous_observation: str | None
@@ -108,17 +111,25 @@ class ExportContext:
     """What building rows needs beyond the records.
 
     Attributes:
-        system_prompt: the default system prompt of a domain (for sessions without their own).
+        system_prompt: the default system prompt of a domain filled from a context (for
+            sessions without their own).
 
     """
 
-    system_prompt: Callable[[str], str]
-    _defaults: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    system_prompt: Callable[[str, PromptContext], str]
+    _defaults: dict[tuple[str, str], str] = field(default_factory=dict, init=False, repr=False)
 
     def prompt_of(self, record: ExportRecord) -> str:
-        """The system prompt the record's session used (domain defaults are built once)."""
+        """The system prompt the record's prediction was made with.
+
+        That is the stored chat's system message; for older predictions without a stored chat,
+        the session's own prompt or its domain's filled from its context (each built once).
+        """
+        if record.messages and record.messages[0].role == "system":
+            return record.messages[0].content
         if record.system_prompt:
             return record.system_prompt
-        if record.domain not in self._defaults:
-            self._defaults[record.domain] = self.system_prompt(record.domain)
-        return self._defaults[record.domain]
+        key = (record.domain, record.context.model_dump_json())
+        if key not in self._defaults:
+            self._defaults[key] = self.system_prompt(record.domain, record.context)
+        return self._defaults[key]

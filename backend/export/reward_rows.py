@@ -8,9 +8,10 @@ from pydantic import BaseModel
 
 from backend.errors import BadInputError
 from backend.export.prompt import prompt_messages
-from backend.export.records import JUDGE_PREFIX, ExportContext, ExportRecord
+from backend.export.records import ExportContext, ExportRecord
 from backend.export.rows import RatingColumn, RewardPart, RewardRow, ScoreColumn
 from backend.scoring import MetricResult, headline_metric, score_observation
+from backend.scoring.judge import JUDGE_PREFIX
 from backend.scoring.reward import combine_reward
 
 

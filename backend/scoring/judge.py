@@ -16,11 +16,15 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from backend.engines.base import Engine
+from backend.recording import StoredScore
 from backend.scoring.judge_common import MAX_HISTORY_CHARS, ask_with_retries, render_context
 from backend.scoring.judge_library import JudgePromptLibrary
 from backend.scoring.judge_parse import DIMENSIONS, Evaluation, parse_final_evaluation
 from backend.scoring.text import normalise_whitespace
 from backend.types import ChatMessage, Diagnostics, SamplingParams, Turn
+
+JUDGE_PREFIX = "judge."
+"""Stored scores named `judge.<dimension>` hold a judge's 1-5 rubric score, not a metric."""
 
 JUDGE_PARAMS = SamplingParams(temperature=0.0, top_p=1.0, top_k=0, max_new_tokens=2048)
 """Greedy by default: a judge should give the same prediction the same score."""
@@ -175,3 +179,29 @@ class Judge:
                 )
             )
         return results
+
+
+def judge_scores(result: JudgeResult) -> list[StoredScore]:
+    """A verdict as scores named `judge.<dimension>` (1-5), for a recorder's `add_scores`.
+
+    The version is the judge prompt version; judge engine, model, temperature, the strengths and
+    weaknesses it named and the caps applied go in the details, since the judge dominates
+    absolute numbers and its reasons are what a person compares with their own. A failed
+    verdict gives no scores.
+    """
+    if result.failed:
+        return []
+    details = {
+        "judge_engine": result.judge_engine,
+        "judge_model": result.judge_model,
+        "temperature": result.temperature,
+        "total": result.total,
+        "caps_applied": list(result.caps_applied),
+        "strengths": list(result.strengths),
+        "weaknesses": list(result.weaknesses),
+    }
+    return [
+        StoredScore(f"{JUDGE_PREFIX}{dim}", result.prompt_version, float(value), details)
+        for dim, value in result.scores.items()
+        if value
+    ]

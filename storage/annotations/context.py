@@ -1,4 +1,4 @@
-"""What an annotator sees next to a prediction: the action, the state before it, the truth."""
+"""What an annotator sees next to a prediction: the task, the chat the model saw, the truth."""
 
 from __future__ import annotations
 
@@ -7,20 +7,11 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from backend.errors import NotFoundError
+from backend.history import state_before
 from storage.annotations.types import QueueItem
-from storage.lineage import lineage_steps
-from storage.models import PredictionRow, StepRow
-
-
-def previous_observation(session: Session, step: StepRow) -> str | None:
-    """The observation before `step`: the last real one (else predicted) or the initial state."""
-    history = lineage_steps(session, step.session_id, before=step.index)
-    if not history:
-        return step.session.initial_state
-    last = history[-1]
-    if last.real_observation is not None:
-        return last.real_observation
-    return last.predictions[0].observation if last.predictions else None
+from storage.lineage import lineage_turns
+from storage.models import PredictionRow
+from storage.prompts import load_prompts
 
 
 def queue_item(session: Session, prediction_id: int, expires_at: datetime | None) -> QueueItem:
@@ -34,19 +25,26 @@ def queue_item(session: Session, prediction_id: int, expires_at: datetime | None
     if prediction is None:
         raise NotFoundError(f"Prediction {prediction_id} does not exist.")
     step = prediction.step
+    owner = step.session
+    history = lineage_turns(session, step.session_id, before=step.index)
+    messages = load_prompts(session, [(prediction.id, prediction.prompt)]).get(prediction.id)
     return QueueItem(
         prediction_id=prediction.id,
         step_id=step.id,
         session_id=step.session_id,
         step_index=step.index,
-        domain=step.session.domain,
+        domain=owner.domain,
         engine=prediction.engine,
         model=prediction.model,
         action=step.action,
-        previous_observation=previous_observation(session, step),
+        previous_observation=state_before(history, owner.initial_state),
         real_observation=step.real_observation,
+        origin=step.origin,
         predicted_observation=prediction.observation,
         reasoning=prediction.reasoning,
+        task=owner.task,
+        history_mode=prediction.history_mode,
+        messages=messages,
         scores={score.name: score.value for score in prediction.scores},
         claim_expires_at=expires_at,
     )

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from backend.types import ChatMessage
 from storage.models import RATING_DIMENSIONS
 
 
@@ -103,7 +104,15 @@ class QueueFilter:
 
 @dataclass(frozen=True)
 class QueueItem:
-    """A prediction to review, with the context an annotator needs to judge it."""
+    """A prediction to review, with the context an annotator needs to judge it.
+
+    Attributes:
+        origin: where the real observation comes from (recorded, live, annotator).
+        task: the agent's task, when known.
+        history_mode: the history mode the prediction was made with.
+        messages: the exact chat the model was given (None for predictions stored before chats
+            were kept), so "consistency" is judged against what the model saw.
+    """
 
     prediction_id: int
     step_id: int
@@ -117,5 +126,9 @@ class QueueItem:
     real_observation: str | None
     predicted_observation: str
     reasoning: str
+    origin: str | None = None
+    task: str = ""
+    history_mode: str = "teacher_forced"
+    messages: list[ChatMessage] | None = None
     scores: Mapping[str, float] = field(default_factory=dict)
     claim_expires_at: datetime | None = None

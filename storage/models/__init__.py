@@ -12,7 +12,9 @@ from storage.models.bench_runs import BenchRunRow, BenchRunStatus
 from storage.models.sessions import (
     ObservationOrigin,
     PredictionRow,
+    PromptTextRow,
     ScoreRow,
+    SessionKind,
     SessionRow,
     StepRow,
 )
@@ -29,7 +31,9 @@ __all__ = [
     "ClaimRow",
     "ObservationOrigin",
     "PredictionRow",
+    "PromptTextRow",
     "ScoreRow",
+    "SessionKind",
     "SessionRow",
     "StepRow",
     "TrajectoryRow",

@@ -36,12 +36,23 @@ _HISTORY_MODES = "('teacher_forced', 'closed_loop', 'blind')"
 _ORIGINS = "('recorded', 'live', 'annotator')"
 
 
+class SessionKind(StrEnum):
+    """What made a session: the Playground or Replay page, `awp simulate`, or `awp bench`."""
+
+    PLAYGROUND = "playground"
+    REPLAY = "replay"
+    CLI = "cli"
+    BENCH = "bench"
+
+
 class SessionRow(TimestampMixin, Base):
     """A simulation session: one domain, one engine and model, one history mode.
 
     A branch shares its parent's steps before `branched_at` instead of copying them, so every
     prediction exists once (the annotation queue never shows a copy) and a branch dies with its
-    parent. `base_trajectory_id` is the recording the session started from.
+    parent. `base_trajectory_id` is the recording the session started from; `prompt_context`
+    the task and tool definitions its prompts were filled with (`backend.types.PromptContext`);
+    `bench_run_id` the benchmark run whose predictions it holds.
     """
 
     __tablename__ = "session"
@@ -56,6 +67,15 @@ class SessionRow(TimestampMixin, Base):
     system_prompt: Mapped[str | None] = mapped_column(Text)
     initial_state: Mapped[str | None] = mapped_column(Text)
     task: Mapped[str] = mapped_column(Text, default="")
+    prompt_context: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    kind: Mapped[str] = mapped_column(
+        String(16),
+        default=SessionKind.PLAYGROUND.value,
+        server_default=SessionKind.PLAYGROUND.value,
+    )
+    bench_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bench_run.id", ondelete="SET NULL"), index=True
+    )
     owner: Mapped[str | None] = mapped_column(String(255), index=True)
     base_trajectory_id: Mapped[str | None] = mapped_column(
         ForeignKey("trajectory.id", ondelete="SET NULL"), index=True
@@ -102,7 +122,10 @@ class StepRow(Base):
 class PredictionRow(Base):
     """Everything an engine returned for a step (`backend.types.Prediction`) and how it was asked.
 
-    A step may hold several predictions (engines compared side by side, retries).
+    A step may hold several predictions (engines compared side by side, retries). `prompt` is
+    the exact chat the engine received, as `[role, sha256]` pairs whose texts are stored once in
+    `prompt_text`: consecutive steps share their history messages, so the chat of every step is
+    kept at the cost of the new messages only. It is None for predictions stored before it existed.
     """
 
     __tablename__ = "prediction"
@@ -121,6 +144,7 @@ class PredictionRow(Base):
     diagnostics: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     history_mode: Mapped[str] = mapped_column(String(16))
+    prompt: Mapped[list[list[str]] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")
@@ -147,3 +171,12 @@ class ScoreRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     prediction: Mapped[PredictionRow] = relationship(back_populates="scores")
+
+
+class PromptTextRow(Base):
+    """One chat message text, stored once and named by its SHA-256 (see `PredictionRow.prompt`)."""
+
+    __tablename__ = "prompt_text"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)

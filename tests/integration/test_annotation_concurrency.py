@@ -9,16 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 from backend.errors import ConflictError
 from storage.annotations import AnnotationInput, AnnotationQueue, AnnotationStore, QueueFilter
 from storage.sessions import SessionStore
+from tests.support.sessions import SessionWriter
 
 THREADS = 8
 
 
 def seed(database, make_prediction, n: int) -> list[int]:
     sessions = SessionStore(database.session_factory)
-    sid = sessions.create_session("terminal", "fake", "m", {}, "teacher_forced")
+    session = SessionWriter(sessions)
     records = [
-        sessions.add_step(sid, f"a{i}", f"r{i}", "recorded", make_prediction(f"p{i}"))
-        for i in range(n)
+        session.add(f"a{i}", f"r{i}", "recorded", make_prediction(f"p{i}")) for i in range(n)
     ]
     return [r.prediction_id for r in records if r.prediction_id is not None]
 

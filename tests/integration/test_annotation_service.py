@@ -21,6 +21,7 @@ from storage.annotations import (
     domain_progress,
 )
 from storage.sessions import SessionStore
+from tests.support.sessions import SessionWriter
 
 
 def seed(database, make_prediction: Callable[..., Prediction]) -> dict[str, list[int]]:
@@ -28,11 +29,10 @@ def seed(database, make_prediction: Callable[..., Prediction]) -> dict[str, list
     sessions = SessionStore(database.session_factory)
     ids: dict[str, list[int]] = {"terminal": [], "web": []}
     for domain, engine, n in (("terminal", "fake", 4), ("web", "oracle", 2)):
-        sid = sessions.create_session(domain, engine, "m", {}, "teacher_forced", initial_state="S0")
+        session = SessionWriter(sessions, domain, engine, "m", initial_state="S0")
         for i in range(n):
             value = i / 4 if domain == "terminal" else 1.0
-            record = sessions.add_step(
-                sid,
+            record = session.add(
                 f"act {i}",
                 f"real {i}",
                 "recorded",

@@ -91,15 +91,22 @@ def test_fail_records_why_and_refuses_other_statuses(store: BenchRunStore) -> No
 
 def test_record_bench_stores_each_outcome(store: BenchRunStore) -> None:
     where = {"dataset": "bundled", "engines": ["a", "b"], "judge": None, "out_dir": "/tmp/o"}
-    assert record_bench(store, lambda: results(4, 1), **where).engines["a"].items == 4
+    seen: list[int] = []
 
-    def interrupted() -> BenchResults:
+    def finished_run(run_id: int) -> BenchResults:
+        seen.append(run_id)
+        return results(4, 1)
+
+    assert record_bench(store, finished_run, **where).engines["a"].items == 4
+    assert seen == [store.list_runs()[0].id]  # the run learns its stored id
+
+    def interrupted(run_id: int) -> BenchResults:
         raise KeyboardInterrupt
 
-    def refused() -> BenchResults:
+    def refused(run_id: int) -> BenchResults:
         raise BadInputError("/tmp/o already holds a benchmark run")
 
-    def broken() -> BenchResults:
+    def broken(run_id: int) -> BenchResults:
         raise RuntimeError("secret internals")
 
     for run, error in ((interrupted, KeyboardInterrupt), (refused, BadInputError),

@@ -15,39 +15,40 @@ from storage.sessions import SessionStore
 ROOT = Path(__file__).resolve().parents[2]
 REPORTED_BEFORE_KILL = 25
 
-# The child simulates with the `persistence` baseline through the real step core and records
-# every step the way the CLI does, printing each id only after `add_step` returned (committed).
+# The child simulates with the `persistence` baseline through the one step path and records
+# every step the way the CLI does, printing each id only after the recorder returned (committed).
 CHILD = textwrap.dedent(
     """
     import json, sys
     from backend.domains.prompts import PromptLibrary
     from backend.engines.base import EngineConfig, build_engine
-    from backend.scoring import score_observation
+    from backend.recording import NewSession
     from backend.simulate import Simulator
-    from backend.types import SimRequest
+    from backend.stepping import record_prediction
+    from backend.types import HistoryMode, SamplingParams, SimRequest
     from storage.migrate import open_database
     from storage.sessions import SessionStore
 
     database = open_database(sys.argv[1])
     store = SessionStore(database.session_factory)
     simulator = Simulator(build_engine(EngineConfig(name="persistence")), PromptLibrary())
-    session_id = store.create_session(
-        "terminal", "persistence", "baseline", {}, "teacher_forced", initial_state="$ "
+    target = NewSession(
+        domain="terminal", history_mode=HistoryMode.TEACHER_FORCED, params=SamplingParams(),
+        kind="cli", initial_state="$ ",
     )
-    print("session", session_id, flush=True)
     i = 0
     while True:
-        session = store.load_session(session_id)
+        history = store.load_session(target).history() if isinstance(target, int) else []
         action = json.dumps([{"keystrokes": f"echo {i}\\n", "duration": 0.1}])
         request = SimRequest(
-            domain="terminal", initial_state=session.initial_state,
-            history=session.history(), action=action,
+            domain="terminal", initial_state="$ ", history=history, action=action,
+            reference=f"$ echo {i}\\n{i}\\n$ ", reference_origin="live",
         )
-        prediction = simulator.step(request)
-        real = f"$ echo {i}\\n{i}\\n$ "
-        scores = score_observation("terminal", prediction.observation, real)
-        record = store.add_step(session_id, action, real, "live", prediction, scores)
-        print("step", record.step_id, record.prediction_id, flush=True)
+        outcome = record_prediction(store, target, request, simulator.step(request))
+        if not isinstance(target, int):
+            target = outcome.session_id
+            print("session", target, flush=True)
+        print("step", outcome.step_id, outcome.prediction_id, flush=True)
         i += 1
     """
 )

@@ -16,6 +16,7 @@ from backend.scoring import score_observation
 from storage.annotations import AnnotationInput, AnnotationStore, Ratings
 from storage.migrate import head_revision
 from storage.sessions import SessionStore
+from tests.support.sessions import SessionWriter
 
 SCREENS = ["$ ", "$ ls\na.txt\n$ ", "$ cat a.txt\nhello\n$ ", "$ rm a.txt\n$ "]
 KEYS = ["ls", "cat a.txt", "rm a.txt"]
@@ -32,28 +33,18 @@ def seeded(database, make_prediction, monkeypatch, tmp_path) -> dict[str, list[i
     monkeypatch.setenv("AWP_DATABASE_URL", database.url)
     monkeypatch.setenv("AWP_DATA_DIR", str(tmp_path / "data"))
     sessions = SessionStore(database.session_factory)
-    sid = sessions.create_session(
-        "terminal",
-        "fake",
-        "m",
-        {},
-        "teacher_forced",
-        initial_state=SCREENS[0],
-        system_prompt="You simulate a Linux terminal.",
+    terminal = SessionWriter(
+        sessions, initial_state=SCREENS[0], system_prompt="You simulate a Linux terminal."
     )
     ids = []
     for keys, before, after in zip(KEYS, SCREENS[:-1], SCREENS[1:], strict=True):
         prediction = make_prediction(before)  # a persistence-style guess
         scores = score_observation("terminal", prediction.observation, after, before)
-        record = sessions.add_step(
-            sid, terminal_action(keys), after, "recorded", prediction, scores
-        )
+        record = terminal.add(terminal_action(keys), after, "recorded", prediction, scores)
         ids.append(record.prediction_id)
-    web = sessions.create_session("web", "fake", "m", {}, "blind")
+    web = SessionWriter(sessions, "web", history_mode="blind")
     tree = "[1] RootWebArea 'Home'\n\t[2] link 'About'"
-    ids.append(
-        sessions.add_step(web, "click('2')", tree, "live", make_prediction(tree)).prediction_id
-    )
+    ids.append(web.add("click('2')", tree, "live", make_prediction(tree)).prediction_id)
     store = AnnotationStore(database.session_factory)
     good = Ratings(format=5, factuality=4, consistency=4, realism=5, quality=4)
     store.submit(
@@ -70,7 +61,7 @@ def seeded(database, make_prediction, monkeypatch, tmp_path) -> dict[str, list[i
     store.submit(
         ids[3], "ann", AnnotationInput(corrected_observation=tree, ratings=good, accept=True)
     )
-    return {"predictions": ids, "session": [sid, web]}
+    return {"predictions": ids, "session": [terminal.session_id, web.session_id]}
 
 
 def run(*args: str) -> str:

@@ -8,6 +8,7 @@ from backend.errors import NotFoundError
 from backend.types import Trajectory, Turn
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
+from tests.support.sessions import SessionWriter
 
 
 def trajectory(tid: str, domain: str = "terminal", turns: int = 2, **kwargs: object) -> Trajectory:
@@ -60,9 +61,7 @@ def test_delete_keeps_sessions(database) -> None:
     store = TrajectoryStore(database.session_factory)
     sessions = SessionStore(database.session_factory)
     store.upsert(trajectory("t1"))
-    sid = sessions.create_session(
-        "terminal", "fake", "m", {}, "teacher_forced", base_trajectory_id="t1"
-    )
+    sid = SessionWriter(sessions, base_trajectory_id="t1").add("ls").session_id
     store.delete("t1")
     assert store.count() == 0
     assert sessions.load_session(sid).base_trajectory_id is None

@@ -45,8 +45,14 @@ def step(client: Client, action: str = LS, **engine: str) -> dict:
     return named(client.predict(action, **{"engine": "persistence", **engine}, api_name="/step"))
 
 
+def blank(client: Client, screen: str = SCREEN) -> dict:
+    trajectory, *shown = client.predict("terminal", screen, api_name="/start_blank")
+    assert trajectory["value"] is None  # the recording menu no longer names the old one
+    return named(shown)
+
+
 def test_blank_start_predicts_without_a_real_state(client: Client):
-    named(client.predict("terminal", SCREEN, api_name="/start_blank"))
+    assert "Blank start" in blank(client)["status"]
     out = step(client)
     assert SCREEN.strip() in out["predicted"]  # persistence repeats the previous screen
     assert "off the recording" in out["real"]
@@ -55,12 +61,13 @@ def test_blank_start_predicts_without_a_real_state(client: Client):
 
 
 def test_rewind_then_step_branches_and_keeps_the_original(client: Client, app: RunningApp):
-    client.predict("terminal", SCREEN, api_name="/start_blank")
+    blank(client)
     step(client)
     first = step(client)
     original = session_id(first)
     rewound = named(client.predict(1, api_name="/rewind"))
     assert rewound["position"] == 1 and len(rewound["timeline"]["data"]) == 1
+    assert f"branches from #{original}" in rewound["status"]
     after = step(client)
     branch = session_id(after)
     assert branch != original
@@ -69,14 +76,18 @@ def test_rewind_then_step_branches_and_keeps_the_original(client: Client, app: R
     assert continued.parent_session_id == original and len(continued.steps) == 2
 
 
-def test_branch_is_stored_at_once(client: Client, app: RunningApp):
-    client.predict("terminal", SCREEN, api_name="/start_blank")
+def test_branch_says_so_and_the_next_step_starts_it(client: Client, app: RunningApp):
+    blank(client)
     original = session_id(step(client))
     step(client)
-    branched = named(client.predict(1, engine="persistence", api_name="/branch"))
-    new = session_id(branched)
-    assert new != original
+    branched = named(client.predict(1, api_name="/branch"))
+    assert f"keeps the first 1 steps of #{original}" in branched["status"]
+    assert branched["position"] == 1
+    after = step(client)
+    new = session_id(after)
+    assert new != original and f"branching from #{original}" in after["status"]
     assert stored(app, new).branched_at == 1
+    assert len(stored(app, original).steps) == 2
 
 
 def test_changing_engine_continues_in_a_branch(client: Client, app: RunningApp):
@@ -84,7 +95,13 @@ def test_changing_engine_continues_in_a_branch(client: Client, app: RunningApp):
     first = step(client, loaded["action"])
     second = step(client, first["action"], engine="oracle")
     assert session_id(second) != session_id(first)
+    assert "The engine settings changed" in second["status"]
     assert stored(app, session_id(second)).engine == "oracle"
+
+
+def test_a_start_past_the_end_of_the_recording_says_so(client: Client):
+    loaded = named(client.predict("terminal", "mkrww/errors", 99, api_name="/load_turn"))
+    assert "cannot start at turn 99" in loaded["status"]
 
 
 def test_unknown_trajectory_is_a_clear_error(client: Client):
@@ -104,7 +121,7 @@ def test_bad_sampling_settings_are_explained():
 
 
 def test_annotating_an_unknown_step_records_the_real_state(client: Client, app: RunningApp):
-    client.predict("terminal", SCREEN, api_name="/start_blank")
+    blank(client)
     out = step(client)
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
     client.predict(prediction, api_name="/annotate_open")
@@ -116,7 +133,7 @@ def test_annotating_an_unknown_step_records_the_real_state(client: Client, app: 
 
 
 def test_stale_edit_is_refused_with_a_clear_message(client: Client, app: RunningApp):
-    client.predict("terminal", SCREEN, api_name="/start_blank")
+    blank(client)
     out = step(client)
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
     ratings = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), "3")

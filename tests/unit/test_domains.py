@@ -13,7 +13,7 @@ from backend.domains import BUILTIN
 from backend.domains.base import MAX_ACTION_CHARS, PromptContext, all_domains, get_domain
 from backend.domains.prompts import NONE_PROVIDED, SLOTS, PromptLibrary
 from backend.errors import BadActionError, BadInputError, UnknownNameError
-from backend.simulate import build_messages
+from backend.simulate import build_messages, canonical
 from backend.types import HistoryMode, ObservationKind, SimRequest, Turn
 
 NO_CONTEXT = PromptContext()
@@ -528,7 +528,7 @@ def layout(
     request = SimRequest(
         domain=domain, initial_state=SCREEN0, history=HISTORY, action=action, history_mode=mode
     )
-    return [(m.role, m.content) for m in build_messages(request, "SYSTEM")]
+    return [(m.role, m.content) for m in build_messages(canonical(request), "SYSTEM")]
 
 
 def test_teacher_forced_layout_matches_the_official_turns() -> None:
@@ -590,9 +590,21 @@ def test_no_current_state_when_none_is_known() -> None:
     )
 
 
-def test_build_messages_refuses_a_bad_current_action() -> None:
+def test_a_bad_current_action_is_refused_before_any_message_is_built() -> None:
     with pytest.raises(BadActionError):
         layout(HistoryMode.TEACHER_FORCED, action="[")
+
+
+def test_a_step_off_the_recording_shows_its_prediction_as_history_in_every_mode() -> None:
+    # A teacher-forced session that left the recording at turn 1 went on from the model's
+    # prediction; a later prompt (rebuilt from storage or not) must show that same prediction.
+    unknown = [Turn(action=HISTORY[0].action, observation=None, predicted="PREDICTED 1")]
+    for mode in (HistoryMode.TEACHER_FORCED, HistoryMode.CLOSED_LOOP):
+        request = SimRequest(domain="terminal", history=unknown, action=ACTION, history_mode=mode)
+        messages = build_messages(canonical(request), "S")
+        assert messages[2].content == "**Environment Observation:**\nPREDICTED 1"
+    blind = SimRequest(domain="terminal", history=unknown, action=ACTION, history_mode="blind")
+    assert "**Current State:**\nPREDICTED 1\n" in build_messages(canonical(blind), "S")[1].content
 
 
 @pytest.mark.parametrize(

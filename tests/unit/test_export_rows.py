@@ -12,7 +12,7 @@ from backend.export.arrow import arrow_schema
 from backend.export.builders import FORMATS
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord, ExportScore
 from backend.parsing import parse_output
-from backend.types import HistoryMode, Turn
+from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 
 ACTION = '[{"keystrokes": "ls\\n", "duration": 0.1}]'
 BEFORE, PREDICTED, CORRECTED = "$ ls\na.txt\n$ ", "$ ls\na.txt\n$ ", "$ ls\nb.txt\n$ "
@@ -53,7 +53,7 @@ CONTENT = {
         "total_turns",
     ],
 }
-CTX = ExportContext(system_prompt=lambda domain: f"You simulate {domain}.")
+CTX = ExportContext(system_prompt=lambda domain, context: f"You simulate {domain}.")
 
 
 def record(
@@ -88,8 +88,10 @@ def record(
         model="m",
         history_mode=HistoryMode.TEACHER_FORCED,
         system_prompt=None,
+        context=PromptContext(),
         initial_state="$ ",
         history=[Turn(action=ACTION, observation=BEFORE)],
+        messages=None,
         action=ACTION,
         real_observation=CORRECTED,
         previous_observation=BEFORE,
@@ -155,6 +157,18 @@ def test_chat_rows_hold_prompt_and_answers() -> None:
     assert dpo["rejected"][0]["content"].endswith(PREDICTED)
     assert rows("dpo", record(corrected=PREDICTED + "\n")) == []
     assert rows("sft", record(corrected=None)) == []
+
+
+def test_stored_chats_are_exported_exactly_and_name_the_system_prompt() -> None:
+    sent = [
+        ChatMessage(role="system", content="The prompt the model really had."),
+        ChatMessage(role="user", content="### Turn 1\n**Action:**\n```json\n[]\n```"),
+    ]
+    for name in ("sft", "dpo", "kto", "reward"):
+        for row in rows(name, record(messages=sent)):
+            assert row["prompt"] == [m.model_dump() for m in sent]
+    (awb,) = rows("agentworldbench", record(messages=sent))
+    assert awb["system_str"] == "The prompt the model really had."
 
 
 def test_kto_labels() -> None:

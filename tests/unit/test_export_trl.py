@@ -14,7 +14,7 @@ import pytest
 from backend.export.builders import FORMATS
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord
 from backend.export.writers import write_jsonl
-from backend.types import HistoryMode, Turn
+from backend.types import HistoryMode, PromptContext, Turn
 from tests.support.tiny_model import qwen3_tokenizer_dir
 
 trl_data = pytest.importorskip("trl.data_utils")
@@ -46,8 +46,10 @@ def records() -> list[ExportRecord]:
                 model="m",
                 history_mode=HistoryMode.TEACHER_FORCED,
                 system_prompt=None,
+                context=PromptContext(),
                 initial_state="$ ",
                 history=[Turn(action=ACTION, observation="$ cat a.txt\nold\n$ ")] * i,
+                messages=None,
                 action=ACTION,
                 real_observation=None,
                 previous_observation=None,
@@ -68,7 +70,7 @@ def tokenizer():
 
 def exported(name: str, tmp_path: Path) -> datasets.Dataset:
     path = tmp_path / f"{name}.jsonl"
-    ctx = ExportContext(system_prompt=lambda domain: "You simulate a terminal.")
+    ctx = ExportContext(system_prompt=lambda domain, context: "You simulate a terminal.")
     write_jsonl((row for rec in records() for row in FORMATS.get(name).build(rec, ctx)), path)
     return datasets.load_dataset(
         "json", data_files=str(path), split="train", cache_dir=str(tmp_path / "c")

@@ -8,12 +8,19 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
-from ui.errors import guarded
+from backend.errors import AWPError
+from ui.errors import GENERIC_MESSAGE, guarded
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.play import Done, Playground
 from ui.services import Services
 from ui.session import PlaySession
+
+ORACLE_OFF_RECORDING = (
+    "⚠️ The oracle baseline answers with the recording's next observation, and this action is "
+    "not the recording's next one, so the step would fail. Type the recorded action or pick "
+    "another engine."
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,8 @@ def render(services: Services) -> PlaygroundPage:
                 allow_custom_value=True,  # choices change per domain; the store checks the id
             )  # fmt: skip
             with gr.Row():
-                start = gr.Number(0, label="Start at turn", precision=0, minimum=0, scale=1)
+                start = gr.Number(0, label="Recorded turns kept as history", precision=0,
+                                  minimum=0, scale=1)  # fmt: skip
                 load = gr.Button("Load", elem_id="pg-load", scale=1)
             with gr.Accordion("Blank start", open=False):
                 initial = gr.Textbox(label="Initial state (optional)", lines=4)
@@ -82,7 +90,7 @@ def render(services: Services) -> PlaygroundPage:
                 position = gr.Number(len(session.steps), label="Keep steps up to #", precision=0,
                                      minimum=0)  # fmt: skip
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
-                branch = gr.Button("Branch a new session", elem_id="pg-branch")
+                branch = gr.Button("Branch a new session here", elem_id="pg-branch")
     return PlaygroundPage(
         state, domain, trajectory, start, load, initial, blank, engine, help_md, action, check,
         step, stop, view, position, rewind, branch,
@@ -110,14 +118,17 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         return present(playground.start(domain, trajectory_id, int(start or 0)))
 
     def start_blank(domain: str, initial: str) -> list[Any]:
-        return present(PlaySession(domain, initial_state=initial or None))
+        blank = PlaySession(domain, initial_state=initial or None, notice="Blank start.")
+        return [gr.Dropdown(value=None), *present(blank)]
 
-    def validate(session: PlaySession, action: str) -> tuple:
+    def validate(session: PlaySession, action: str, engine: str) -> tuple:
         if not action.strip():
             return "", gr.Button(interactive=True)
         problem = session.problem(action)
         if problem:
             return f"⚠️ {problem}", gr.Button(interactive=False)
+        if engine == "oracle" and session.real_for(action) is None:
+            return ORACLE_OFF_RECORDING, gr.Button(interactive=False)
         return "✓ valid action", gr.Button(interactive=True)
 
     def check_step(session: PlaySession, action: str, **controls: Any) -> list[dict]:
@@ -128,19 +139,27 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     def step(session: PlaySession, action: str, request: gr.Request, **controls: Any):
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
-        for event in playground.step(session, action, choice, user.name):
-            if isinstance(event, Done):
-                yield present(event.session)
-            else:
-                yield [gr.skip()] * 3 + playground_view.streaming(event)
+        try:
+            for event in playground.step(session, action, choice, user.name):
+                if isinstance(event, Done):
+                    yield present(event.session)
+                else:
+                    yield [gr.skip()] * 3 + playground_view.streaming(event)
+        except Exception as exc:
+            # Clear every panel of the previous step before the error is shown.
+            message = str(exc) if isinstance(exc, AWPError) else GENERIC_MESSAGE
+            yield [gr.skip()] * 3 + playground_view.failed(session, action, message)
+            raise
+
+    def stopped(session: PlaySession, action: str) -> list[Any]:
+        message = "You stopped it."
+        return [gr.skip()] * 3 + playground_view.failed(session, action, message)
 
     def rewind(session: PlaySession, keep: float | None) -> list[Any]:
-        return present(session.rewound(int(keep or 0)))
+        return present(playground.rewind(session, int(keep or 0)))
 
-    def branch(session: PlaySession, keep: float | None, request: gr.Request, **controls: Any):
-        user = services.identify(request)
-        choice = services.choose_engine(user, **controls)
-        return present(playground.branch(session, int(keep or 0), choice, user.name))
+    def branch(session: PlaySession, keep: float | None) -> list[Any]:
+        return present(playground.branch(session, int(keep or 0)))
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
     page.domain.change(
@@ -151,10 +170,12 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     page.trajectory.change(guarded(load), start_inputs, shown, api_name="load_trajectory", **cheap)
     page.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
     page.blank.click(
-        guarded(start_blank), [page.domain, page.initial], shown, api_name="start_blank", **cheap
-    )
-    page.action.change(
-        guarded(validate), [page.state, page.action], [page.check, page.step],
+        guarded(start_blank), [page.domain, page.initial], [page.trajectory, *shown],
+        api_name="start_blank", **cheap,
+    )  # fmt: skip
+    gr.on(
+        [page.action.change, page.engine.engine.change], guarded(validate),
+        [page.state, page.action, page.engine.engine], [page.check, page.step],
         api_name="validate_action", trigger_mode="always_last", show_progress="hidden", **cheap,
     )  # fmt: skip
     stepping = page.step.click(
@@ -163,11 +184,13 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         concurrency_id="simulate", validator=check_step,
         show_progress_on=[page.view.predicted],
     )  # fmt: skip
-    page.stop.click(None, None, None, cancels=[stepping], api_name="stop_step", queue=False)
+    page.stop.click(
+        guarded(stopped), [page.state, page.action], shown, cancels=[stepping],
+        api_name="stop_step", queue=False,
+    )  # fmt: skip
     page.rewind.click(
         guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap
     )
     page.branch.click(
-        guarded(branch), [page.state, page.position], shown, inputs_kwargs=page.engine.kwargs,
-        api_name="branch", **cheap,
-    )  # fmt: skip
+        guarded(branch), [page.state, page.position], shown, api_name="branch", **cheap
+    )

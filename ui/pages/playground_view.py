@@ -8,10 +8,12 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import get_domain
+from backend.history import state_before
 from storage.trajectories import TrajectoryStore
-from ui.play import Partial
+from ui.play import Partial, Preparing
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
+from ui.renderers.base import esc
 from ui.session import PlaySession
 from ui.views import TIMELINE_HEADERS, empty, scores_html, short, status_html, timeline_rows
 
@@ -64,6 +66,14 @@ def render(prefix: str, values: list[Any]) -> StepView:
                     scores_div, diff_html, timeline)  # fmt: skip
 
 
+def caption(index: int, action: str, what: str) -> str:
+    """A line naming the step a panel belongs to, so no panel passes for another step's."""
+    return (
+        f'<div class="awp-caption">{esc(what)} after step {index}: '
+        f"<code>{esc(short(action))}</code></div>"
+    )
+
+
 def present(session: PlaySession) -> list[Any]:
     """Values for `StepView.outputs` showing the session's last step (or what comes next)."""
     renderer = get_domain(session.domain).renderer
@@ -74,11 +84,15 @@ def present(session: PlaySession) -> list[Any]:
         if session.recorded_next() is not None:
             hint += " The recording knows the real next state for its next action."
         before = render_observation(renderer, session.previous_observation())
-        return [before, "", empty(hint), empty("Nothing simulated yet."), "", "", "", rows]
-    prior = session.steps[-2].shown if len(session.steps) > 1 else session.initial_state
+        status = status_html(None, session.notice) if session.notice else ""
+        return [before, status, empty(hint), empty("Nothing simulated yet."), "", "", "", rows]
+    index = len(session.steps)
+    prior = state_before(session.history()[:-1], session.initial_state)
     prediction = last.prediction
-    note = (f"Stored as prediction #{last.prediction_id}, step {len(session.steps)} of session "
+    note = (f"Stored as prediction #{last.prediction_id}, step {index} of session "
             f"#{session.session_id}; open it on the Annotate page to correct it.")  # fmt: skip
+    if session.notice:
+        note = f"{session.notice} {note}"
     if last.real is None:
         real = empty("Unknown: this step is off the recording. Correct it on the Annotate page.")
     else:
@@ -86,8 +100,9 @@ def present(session: PlaySession) -> list[Any]:
     return [
         render_observation(renderer, prior),
         status_html(prediction, note),
-        render_observation(renderer, prediction.observation, prior),
-        real,
+        caption(index, last.action, "Predicted")
+        + render_observation(renderer, prediction.observation, prior),
+        caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
         render_observation("text", prediction.reasoning or "(no reasoning)"),
         scores_html(last.scores, last.real is not None),
         render_diff(prediction.observation, last.real),
@@ -95,17 +110,53 @@ def present(session: PlaySession) -> list[Any]:
     ]
 
 
-def streaming(event: Partial) -> list[Any]:
-    """Values for `StepView.outputs` while a prediction streams in (unchanged ones skipped)."""
-    real = render_observation("text", event.real) if event.real is not None else gr.skip()
+def streaming(event: Partial | Preparing) -> list[Any]:
+    """Values for `StepView.outputs` while a step is prepared or streams in.
+
+    The first frame of a step replaces every panel of the previous step (real state, scores,
+    diff), so nothing on screen belongs to another step; later frames update the text only.
+    """
+    if isinstance(event, Preparing):
+        waiting = empty(event.message)
+        return [gr.skip(), status_html(None, event.message), waiting, "", "", "", "", gr.skip()]
+    request = event.request
+    text = caption(event.index, request.action, "Predicted") + render_observation(
+        "text", event.text or "…"
+    )
+    status = status_html(None, f"Generating step {event.index}…")
+    reasoning = render_observation("text", event.reasoning) if event.reasoning else gr.skip()
+    if event.text or event.reasoning:
+        return [gr.skip(), status, text, gr.skip(), reasoning, gr.skip(), gr.skip(), gr.skip()]
+    renderer = get_domain(request.domain).renderer
+    previous = state_before(request.history, request.initial_state)
+    if request.reference is None:
+        real = empty("Unknown: this action is off the recording.")
+    else:
+        real = render_observation(renderer, request.reference, previous)
+    return [
+        render_observation(renderer, previous),
+        status,
+        text,
+        caption(event.index, request.action, "Real (recorded)") + real,
+        "",
+        empty("Scores appear when the prediction is complete."),
+        empty("The diff appears when the prediction is complete."),
+        gr.skip(),
+    ]
+
+
+def failed(session: PlaySession, action: str, message: str) -> list[Any]:
+    """Values for `StepView.outputs` after a step failed or was stopped: nothing stale stays."""
+    index = len(session.steps) + 1
+    status = status_html(None, f"Step {index} was not taken: {message} Nothing was stored.")
     return [
         gr.skip(),
-        status_html(None, "Generating…"),
-        render_observation("text", event.text or "…"),
-        real,
-        render_observation("text", event.reasoning) if event.reasoning else gr.skip(),
-        gr.skip(),
-        gr.skip(),
+        status,
+        caption(index, action, "Predicted") + empty("No prediction: the step did not finish."),
+        empty("No real state shown: the step did not finish."),
+        "",
+        "",
+        "",
         gr.skip(),
     ]
 

@@ -9,6 +9,7 @@ import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
 from backend.errors import BadInputError
+from storage.models import SessionKind
 from ui.errors import guarded
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
@@ -114,7 +115,7 @@ def show_turn(state: ReplayState, turn: float | None) -> list[Any]:
 
 def wire(page: ReplayPage, services: Services) -> None:
     """Bind the page's events."""
-    playground = Playground(services)
+    playground = Playground(services, SessionKind.REPLAY)
 
     def strip(state: ReplayState) -> str:
         return metric_strip(state.headline_values(), state.label or "no run yet")
