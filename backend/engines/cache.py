@@ -59,9 +59,6 @@ class EngineCache:
             self._engines.move_to_end(key)
             return engine
 
-    def __len__(self) -> int:
-        return len(self._engines)
-
     def close(self) -> None:
         """Close and forget every cached engine."""
         with self._lock:
