@@ -7,6 +7,7 @@ from functools import cached_property
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, build_engine
+from backend.engines.cache import EngineCache
 from backend.simulate import Simulator
 from storage.bench_runs import BenchRunStore
 from storage.db import Database
@@ -16,7 +17,11 @@ from storage.trajectories import TrajectoryStore
 
 
 class AppContext:
-    """Holds the settings and lazily built services (engines are cached by name and model).
+    """Holds the settings and lazily built services.
+
+    Engines are cached by name, model and server, a bounded number of them (see
+    `backend.engines.cache`): each new model name a visitor sends would otherwise build an engine
+    kept for the life of the process.
 
     Args:
         settings: the one settings object of this process.
@@ -24,7 +29,7 @@ class AppContext:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._engines: dict[tuple[str, str, str], Engine] = {}
+        self._engines = EngineCache(build_engine)
 
     @cached_property
     def prompts(self) -> PromptLibrary:
@@ -59,10 +64,7 @@ class AppContext:
         config = self.settings.engine_config(name, model)
         if base_url:
             config = config.model_copy(update={"base_url": base_url})
-        key = (config.name, config.model, config.base_url)
-        if key not in self._engines:
-            self._engines[key] = build_engine(config)
-        return self._engines[key]
+        return self._engines.get(config)
 
     def simulator(
         self, name: str | None = None, model: str | None = None, base_url: str | None = None
@@ -71,9 +73,7 @@ class AppContext:
         return Simulator(self.engine(name, model, base_url), self.prompts)
 
     def close(self) -> None:
-        """Close every engine built so far."""
-        for engine in self._engines.values():
-            engine.close()
-        self._engines.clear()
+        """Close every engine still cached."""
+        self._engines.close()
         if "database" in self.__dict__:
             self.database.dispose()

@@ -50,6 +50,12 @@ class Settings(BaseSettings):
         description="History shown to the model: teacher_forced, closed_loop or blind.",
     )
     request_timeout_s: float = Field(default=600.0, description="Per-request engine timeout.")
+    request_deadline_s: float = Field(
+        default=900.0,
+        gt=0,
+        description="Longest time one engine request may take in all, retries and streaming "
+        "included: a server that trickles its answer cannot hold a worker longer.",
+    )
     max_retries: int = Field(
         default=3, description="Retries on 429/5xx/connection errors, with backoff."
     )
@@ -89,6 +95,7 @@ class Settings(BaseSettings):
             api_key=self.api_key.get_secret_value(),
             data_dir=self.data_dir,
             timeout_s=self.request_timeout_s,
+            deadline_s=self.request_deadline_s,
             max_retries=self.max_retries,
             concurrency=self.concurrency,
             device=self.device,

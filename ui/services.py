@@ -159,11 +159,13 @@ class Services:
     def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
         """The engine panel's choice, checked against what `user` may change.
 
-        Only admins may point an engine at another server or load another local model folder:
-        on a public Space, a free URL would let anyone make the server call any address.
+        Only admins may point an engine at another server or pick another model than the
+        configured one (or none, the engine's default). On a public Space, a free URL would let
+        anyone make the server call any address, a free local model folder would load anything
+        into memory, and every new model name builds (and caches) another engine.
 
         Raises:
-            AccessDeniedError: a non-admin changed the server URL or an in-process model.
+            AccessDeniedError: a non-admin changed the server URL or the model.
             BadInputError: a sampling value is out of range.
         """
         choice = EngineChoice.from_controls(**controls)
@@ -171,7 +173,11 @@ class Services:
             return choice
         if choice.base_url and choice.base_url != self.defaults.base_url:
             raise AccessDeniedError("Only admins can point the engine at another server.")
-        in_process = choice.engine in IN_PROCESS_ENGINES
-        if in_process and choice.model and choice.model != self.defaults.model:
-            raise AccessDeniedError("Only admins can load another local model.")
+        if choice.model and choice.model != self.defaults.model:
+            if choice.engine in IN_PROCESS_ENGINES:
+                raise AccessDeniedError("Only admins can load another local model.")
+            raise AccessDeniedError(
+                f"Only admins can choose another model than the configured one "
+                f"({self.defaults.model or 'the engine default'})."
+            )
         return choice

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -15,8 +16,8 @@ from backend.types import Trajectory
 import_cli = typer.Typer(help="Import trajectories into the database.", no_args_is_help=True)
 
 
-def store(trajectories: list[Trajectory]) -> int:
-    """Store trajectories in the configured database; returns how many were stored."""
+def store(trajectories: Iterable[Trajectory]) -> int:
+    """Store trajectories (a list or a lazy stream) in batches; returns how many were stored."""
     context = AppContext(Settings())
     try:
         return context.trajectories.upsert_many(trajectories)
@@ -35,21 +36,22 @@ def print_counts(label: str, counts: Counter[str], total_label: str) -> None:
 def import_agentworldbench(
     path: Annotated[Path, typer.Argument(help="A JSONL/Parquet file, a folder, or a hub dataset.")],
 ) -> None:
-    """Import AgentWorldBench rows (the official row format) as trajectories."""
-    from backend.data.agentworldbench import load_agentworldbench
+    """Import AgentWorldBench rows (the official row format) as trajectories.
 
-    result = load_agentworldbench(path)
-    trajectories = result.trajectories()
-    stored = store(trajectories)
-    typer.echo(f"Imported {len(result.items)} rows from {path}:")
-    print_counts("rows", Counter(item.domain for item in result.items), "rows")
-    print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")
-    if result.duplicates:
-        typer.echo(
-            f"Skipped {len(result.duplicates)} duplicate rows: {', '.join(result.duplicates)}"
-        )
-    if stored != len(trajectories):
-        typer.echo(f"Stored {stored} of {len(trajectories)} trajectories.")
+    Every row is checked before anything is stored; then trajectories are built and stored a
+    batch at a time, so memory stays flat however large the files are.
+    """
+    from backend.data.awb_import import AgentWorldBenchScan
+
+    scan = AgentWorldBenchScan(path)
+    stored = store(scan.trajectories())
+    typer.echo(f"Imported {sum(scan.rows.values())} rows from {path}:")
+    print_counts("rows", scan.rows, "rows")
+    print_counts("trajectories", scan.trajectory_counts(), "trajectories stored")
+    if scan.duplicates:
+        typer.echo(f"Skipped {len(scan.duplicates)} duplicate rows: {', '.join(scan.duplicates)}")
+    if stored != len(scan):
+        typer.echo(f"Stored {stored} of {len(scan)} trajectories.")
 
 
 @import_cli.command("recorded")

@@ -7,6 +7,7 @@ and the turn-text parsing live in `awb_layout`; this module reads, groups and wr
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,21 +74,33 @@ def _turns(row: AgentWorldBenchRow) -> tuple[str | None, list[Turn]]:
     return parsed[0].current_state, turns
 
 
-def parse_row(raw: dict[str, Any], where: str) -> AgentWorldBenchItem:
-    """Validate one row and split it into history, current action and ground truth.
+def validate_row(raw: dict[str, Any], where: str) -> AgentWorldBenchRow:
+    """Check one row against the official layout and the known domains.
 
     Raises:
         BadInputError: the row is malformed; the message starts with `where`.
     """
     try:
         row = AgentWorldBenchRow.model_validate(raw)
-        if row.domain not in BUILTIN:
-            raise BadInputError(f"unknown domain {row.domain!r} (valid: {', '.join(BUILTIN)})")
-        initial_state, turns = _turns(row)
-        current = parse_user_turn(row.current_prompt or row.prompt[row.turn_idx - 1])
     except ValidationError as exc:
         problems = (f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise BadInputError(f"{where}: {'; '.join(problems)}") from None
+    if row.domain not in BUILTIN:
+        valid = ", ".join(BUILTIN)
+        raise BadInputError(f"{where}: unknown domain {row.domain!r} (valid: {valid})")
+    return row
+
+
+def parse_row(raw: dict[str, Any], where: str) -> AgentWorldBenchItem:
+    """Validate one row and split it into history, current action and ground truth.
+
+    Raises:
+        BadInputError: the row is malformed; the message starts with `where`.
+    """
+    row = validate_row(raw, where)
+    try:
+        initial_state, turns = _turns(row)
+        current = parse_user_turn(row.current_prompt or row.prompt[row.turn_idx - 1])
     except BadInputError as exc:
         raise BadInputError(f"{where}: {exc}") from None
     return AgentWorldBenchItem(
@@ -104,22 +117,15 @@ def parse_row(raw: dict[str, Any], where: str) -> AgentWorldBenchItem:
     )
 
 
-def load_agentworldbench(path: Path, source: str | None = None) -> AgentWorldBenchImport:
-    """Import AgentWorldBench rows from a JSONL/Parquet file or a folder.
+def unique_items(path: Path, duplicates: list[str]) -> Iterator[tuple[str, AgentWorldBenchItem]]:
+    """Every row of `path` as an item with where it is, read lazily, once per `(id, turn_idx)`.
 
-    A folder is either a `datasets.save_to_disk` folder or any folder of `*.jsonl` /
-    `*.parquet` files (the hub layout is `{domain}_test.jsonl`). A repeated `(id, turn_idx)`
-    is skipped and reported; the official data has one such duplicate in android.
-
-    Args:
-        path: the file or folder.
-        source: provenance given to the trajectories (default: the path).
+    A repeated `(id, turn_idx)` is skipped and where it was appended to `duplicates`; the
+    official data has one such duplicate in android.
 
     Raises:
         BadInputError: a row is malformed; the message names the file and line or row.
     """
-    items: list[AgentWorldBenchItem] = []
-    duplicates: list[str] = []
     seen: set[tuple[str, int]] = set()
     for where, raw in read_rows(path):
         item = parse_row(raw, where)
@@ -128,7 +134,26 @@ def load_agentworldbench(path: Path, source: str | None = None) -> AgentWorldBen
             duplicates.append(where)
         else:
             seen.add(key)
-            items.append(item)
+            yield where, item
+
+
+def load_agentworldbench(path: Path, source: str | None = None) -> AgentWorldBenchImport:
+    """Import AgentWorldBench rows from a JSONL/Parquet file or a folder, all in memory.
+
+    A folder is either a `datasets.save_to_disk` folder or any folder of `*.jsonl` /
+    `*.parquet` files (the hub layout is `{domain}_test.jsonl`). Repeated `(id, turn_idx)` rows
+    are skipped and reported. What needs every item at once (a benchmark) uses this; storing
+    trajectories uses `backend.data.awb_import`, whose memory does not grow with the file.
+
+    Args:
+        path: the file or folder.
+        source: provenance given to the trajectories (default: the path).
+
+    Raises:
+        BadInputError: a row is malformed; the message names the file and line or row.
+    """
+    duplicates: list[str] = []
+    items = [item for _, item in unique_items(path, duplicates)]
     return AgentWorldBenchImport(items=items, duplicates=duplicates, source=source or str(path))
 
 
@@ -138,22 +163,30 @@ def group_trajectories(items: list[AgentWorldBenchItem], source: str) -> list[Tr
     for item in items:
         groups.setdefault(item.id, []).append(item)
     trajectories = []
-    for key, group in groups.items():
-        longest = max(group, key=lambda item: (len(item.raw["prompt"]), item.turn_idx))
-        initial_state, turns = _turns(AgentWorldBenchRow.model_validate(longest.raw))
-        trajectories.append(
-            Trajectory(
-                id=key,
-                domain=longest.domain,
-                system_prompt=longest.system_prompt,
-                initial_state=initial_state,
-                turns=turns,
-                source=source,
-                licence=LICENCE,
-                metadata={"evaluated_turns": sorted(item.turn_idx for item in group)},
-            )
-        )
+    for group in groups.values():
+        longest = AgentWorldBenchRow.model_validate(max(group, key=reach).raw)
+        trajectories.append(row_trajectory(longest, [item.turn_idx for item in group], source))
     return trajectories
+
+
+def reach(item: AgentWorldBenchItem) -> tuple[int, int]:
+    """How far an item's row goes: of one trajectory's rows, the furthest holds all of it."""
+    return len(item.raw["prompt"]), item.turn_idx
+
+
+def row_trajectory(row: AgentWorldBenchRow, evaluated: list[int], source: str) -> Trajectory:
+    """The trajectory a row's lists hold, with the turns evaluated in its rows as metadata."""
+    initial_state, turns = _turns(row)
+    return Trajectory(
+        id=str(row.id),
+        domain=row.domain,
+        system_prompt=row.system_str,
+        initial_state=initial_state,
+        turns=turns,
+        source=source,
+        licence=LICENCE,
+        metadata={"evaluated_turns": sorted(evaluated)},
+    )
 
 
 def trajectory_to_rows(

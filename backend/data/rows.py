@@ -18,26 +18,42 @@ PARQUET_BATCH = 256
 
 
 def read_jsonl(path: Path) -> Rows:
-    """Rows of a JSON-lines file.
+    """Rows of a JSON-lines file, read one line at a time so that memory does not grow with it.
 
-    Lines are split on the newline character only: `str.splitlines` would also split on U+2028
-    and similar separators, which occur inside AgentWorldBench search observations.
+    Lines are split on the newline character only (a binary file iterates that way):
+    `str.splitlines` would also split on U+2028 and similar separators, which occur inside
+    AgentWorldBench search observations.
     """
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        file = path.open("rb")
+    except OSError as exc:
         raise BadInputError(f"Cannot read {path}: {exc}") from exc
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BadInputError(f"{where}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise BadInputError(f"{where}: a row must be a JSON object")
-        yield where, row
+    with file:
+        for number, data in enumerate(file, start=1):
+            where = f"{path}:{number}"
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BadInputError(f"{where}: not UTF-8 text ({exc.reason})") from None
+            if line.strip():
+                yield where, _json_object(line, where)
+
+
+def _json_object(line: str, where: str) -> dict[str, Any]:
+    """One line's JSON object.
+
+    Raises:
+        BadInputError: not JSON, nested too deeply for the parser, or not an object.
+    """
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise BadInputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise BadInputError(f"{where}: the JSON is nested too deeply to read") from None
+    if not isinstance(row, dict):
+        raise BadInputError(f"{where}: a row must be a JSON object")
+    return row
 
 
 def read_parquet(path: Path) -> Rows:

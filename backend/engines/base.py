@@ -21,7 +21,8 @@ class EngineConfig(BaseModel):
         base_url: OpenAI-compatible server URL (openai engine).
         api_key: bearer token for that server.
         data_dir: where the embedded model is prepared and cached.
-        timeout_s: per-request timeout.
+        timeout_s: longest wait for a connection or for the next bytes of an answer.
+        deadline_s: longest time one request may take in all, retries and streaming included.
         max_retries: retries on 429/5xx/connection errors, with exponential backoff.
         concurrency: requests in flight at once for a batch.
         device: torch device for in-process engines.
@@ -33,6 +34,7 @@ class EngineConfig(BaseModel):
     api_key: str = "EMPTY"
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".agentworld")
     timeout_s: float = 600.0
+    deadline_s: float = 900.0
     max_retries: int = 3
     concurrency: int = 8
     device: str = "cpu"

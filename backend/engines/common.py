@@ -23,6 +23,26 @@ class Timer:
         return time.perf_counter() - self._start
 
 
+class Deadline(Timer):
+    """A limit on a whole request: every attempt, every wait between them, every byte of the answer.
+
+    A per-read timeout alone cannot stop a server that trickles a byte now and then: each read
+    succeeds, and the request holds its worker for as long as the server likes.
+
+    Args:
+        seconds: the time the request may take in all.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    @property
+    def remaining(self) -> float:
+        """Seconds left; zero or less once the deadline has passed."""
+        return self.seconds - self.elapsed
+
+
 def chat_messages(request: ChatRequest) -> list[dict[str, str]]:
     """The request's messages as the plain dicts chat templates and OpenAI servers expect."""
     return [{"role": message.role, "content": message.content} for message in request.messages]

@@ -7,8 +7,8 @@ A batch is sent as concurrent requests so that the server's continuous batching 
 
 from __future__ import annotations
 
-import json
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
@@ -17,8 +17,15 @@ from typing import Any
 import httpx
 
 from backend.engines.base import ENGINES, EngineConfig
-from backend.engines.common import Timer, chat_messages, finish_reason
+from backend.engines.common import Deadline, chat_messages, finish_reason
 from backend.engines.http_client import RetryingClient, error_detail
+from backend.engines.openai_wire import (
+    Message,
+    Usage,
+    iter_events,
+    read_completion,
+    require_event_stream,
+)
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
 from backend.types import ChatRequest, Completion, StreamChunk
 
@@ -36,7 +43,7 @@ class OpenAIEngine:
 
     Args:
         config: `base_url` (ending in `/v1`), `api_key`, `model` (empty: the server's first
-            model), `timeout_s`, `max_retries` and `concurrency`.
+            model), `timeout_s`, `deadline_s`, `max_retries` and `concurrency`.
     """
 
     name = "openai"
@@ -45,6 +52,9 @@ class OpenAIEngine:
         self.config = config
         self.model = config.model
         self._client = RetryingClient(config)
+        # An engine dropped from a cache may still be streaming for someone: its pool is closed
+        # when the last holder lets go of it (or by `close`), never under a running request.
+        self._release = weakref.finalize(self, self._client.close)
         self._model_lock = threading.Lock()
         self._send_top_k = True
 
@@ -52,10 +62,12 @@ class OpenAIEngine:
         """Complete every request, at most `concurrency` in flight.
 
         Raises:
-            EngineUnavailableError: the server is down, timed out, or stayed busy past the retries.
-            EngineRequestError: the server refused a request (unknown model, bad parameters);
-                `PromptTooLongError` when the prompt overflows the context. The first failing
-                request, in request order, decides the error.
+            EngineUnavailableError: the server is down, timed out, stayed busy past the retries,
+                broke off its answer, or did not finish it within the request deadline.
+            EngineRequestError: the server refused a request (unknown model, bad parameters),
+                or answered with something that is not a chat completion; `PromptTooLongError`
+                when the prompt overflows the context. The first failing request, in request
+                order, decides the error.
         """
         if not requests:
             return []
@@ -72,23 +84,25 @@ class OpenAIEngine:
         """Relay the server's content and reasoning deltas, then the Completion.
 
         Raises:
-            EngineUnavailableError: as for `generate`.
-            EngineRequestError: as for `generate`.
+            EngineUnavailableError: as for `generate`, or the stream ended before its end.
+            EngineRequestError: as for `generate`, or the answer is not an event stream of
+                chat completion chunks.
         """
         model = self._resolve_model()
-        timer = Timer()
+        deadline = Deadline(self.config.deadline_s)
         text: list[str] = []
         reasoning: list[str] = []
-        usage: dict[str, Any] = {}
+        usage = Usage()
         reason: str | None = None
-        with closing(self._open(request, stream=True)) as response:
-            for event in _events(response):
-                usage = event.get("usage") or usage
-                for choice in event.get("choices") or []:
-                    delta = choice.get("delta") or {}
-                    thought = delta.get("reasoning_content") or delta.get("reasoning") or ""
-                    content = delta.get("content") or ""
-                    reason = choice.get("finish_reason") or reason
+        with closing(self._open(request, stream=True, deadline=deadline)) as response:
+            require_event_stream(response, self._client.base_url)
+            lines = self._client.lines(response, deadline)
+            for event in iter_events(lines, self._client.base_url):
+                usage = event.usage or usage
+                for choice in event.choices or []:
+                    delta = choice.delta or Message()
+                    thought, content = delta.thought, delta.content or ""
+                    reason = choice.finish_reason or reason
                     if thought or content:
                         reasoning.append(thought)
                         text.append(content)
@@ -98,9 +112,9 @@ class OpenAIEngine:
                 text="".join(text),
                 reasoning="".join(reasoning),
                 finish_reason=finish_reason(reason),
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-                latency_s=timer.elapsed,
+                prompt_tokens=usage.prompt_tokens or 0,
+                completion_tokens=usage.completion_tokens or 0,
+                latency_s=deadline.elapsed,
                 engine=self.name,
                 model=model,
             )
@@ -108,7 +122,7 @@ class OpenAIEngine:
 
     def close(self) -> None:
         """Close the connection pool."""
-        self._client.close()
+        self._release()
 
     def available_models(self) -> list[str]:
         """Model ids the server lists at `/models`; empty when it lists none or cannot say."""
@@ -151,32 +165,38 @@ class OpenAIEngine:
         return payload
 
     def _complete(self, request: ChatRequest) -> Completion:
-        timer = Timer()
-        body = self._open(request, stream=False).json()
-        choice = (body.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        usage = body.get("usage") or {}
+        deadline = Deadline(self.config.deadline_s)
+        response = self._open(request, stream=False, deadline=deadline)
+        body = read_completion(response, self._client.base_url)
+        choice = body.choices[0]
+        message = choice.message or Message()
+        usage = body.usage or Usage()
         return Completion(
-            text=message.get("content") or "",
-            reasoning=message.get("reasoning_content") or message.get("reasoning") or "",
-            finish_reason=finish_reason(choice.get("finish_reason")),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            latency_s=timer.elapsed,
+            text=message.content or "",
+            reasoning=message.thought,
+            finish_reason=finish_reason(choice.finish_reason),
+            prompt_tokens=usage.prompt_tokens or 0,
+            completion_tokens=usage.completion_tokens or 0,
+            latency_s=deadline.elapsed,
             engine=self.name,
             model=self.model,
         )
 
-    def _open(self, request: ChatRequest, stream: bool) -> httpx.Response:
+    def _open(self, request: ChatRequest, stream: bool, deadline: Deadline) -> httpx.Response:
         """POST one chat request and return the successful response.
 
         `top_k` is not in the OpenAI schema; vLLM and SGLang take it, but a strict server (such as
         `transformers serve`) refuses unknown fields. Such a refusal is answered by sending the
-        request again without `top_k`, and not sending it to that server any more.
+        request again without `top_k` (under the same deadline), and not sending it to that
+        server any more.
         """
         while True:
             response = self._client.send(
-                "POST", "/chat/completions", json=self._payload(request, stream), stream=stream
+                "POST",
+                "/chat/completions",
+                json=self._payload(request, stream),
+                stream=stream,
+                deadline=deadline,
             )
             if response.status_code < 400:
                 return response
@@ -206,20 +226,6 @@ class OpenAIEngine:
         if status == 401:
             return EngineRequestError(f"{where} rejected the API key: {detail}")
         return EngineRequestError(f"{where} refused the request ({status}): {detail}")
-
-
-def _events(response: httpx.Response) -> Iterator[dict[str, Any]]:
-    """Decode a server-sent event stream of JSON chunks; `[DONE]` ends it."""
-    for line in response.iter_lines():
-        if not line.startswith("data:"):
-            continue
-        data = line[len("data:") :].strip()
-        if data == "[DONE]":
-            return
-        event = json.loads(data)
-        if "error" in event:
-            raise EngineRequestError(f"The server stopped the stream: {event['error']}")
-        yield event
 
 
 ENGINES.register("openai", OpenAIEngine)

@@ -1,16 +1,14 @@
 """The openai engine against a real `transformers serve`, plus a scripted server for failures.
 
-The scripted server stands in for what the tiny real server cannot be made to do: answer 503,
-report a context overflow like vLLM, or stream `reasoning_content`.
+The scripted server (`tests.support.fake_openai`) stands in for what the tiny real server cannot
+be made to do: answer 503, report a context overflow like vLLM, or stream `reasoning_content`.
+Broken and stalled answers are in `test_engine_faults.py`.
 """
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -18,6 +16,7 @@ import pytest
 from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
 from backend.types import ChatMessage, ChatRequest, SamplingParams
+from tests.support.fake_openai import FakeOpenAIServer, events_reply, json_reply
 from tests.support.openai_server import OpenAIServer, free_port
 
 COMPLETION = {
@@ -101,114 +100,69 @@ def test_wrong_model_lists_the_served_ones(openai_server: OpenAIServer) -> None:
     assert openai_server.model in str(error.value)
 
 
-class Scripted(ThreadingHTTPServer):
-    """A loopback server that answers POSTs from a script of (status, body) and records them."""
-
-    def __init__(self, script: list[tuple[int, Any]]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.script = script
-        self.bodies: list[dict[str, Any]] = []
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Scripted
-
-    def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
-        self.server.bodies.append(json.loads(self.rfile.read(length)))
-        status, body = self.server.script.pop(0)
-        if isinstance(body, list):  # a list of events is sent as a server-sent event stream
-            payload = "".join(f"data: {json.dumps(e)}\n\n" for e in body) + "data: [DONE]\n\n"
-            content_type = "text/event-stream"
-        else:
-            payload, content_type = json.dumps(body), "application/json"
-        data = payload.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Keep test output quiet."""
-
-
-@pytest.fixture
-def scripted() -> Iterator[Scripted]:
-    server = Scripted([])
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def test_retries_503_then_succeeds(scripted: Scripted) -> None:
+def test_retries_503_then_succeeds(fake_openai: FakeOpenAIServer) -> None:
     busy = {"error": {"message": "overloaded"}}
-    scripted.script += [(503, busy), (503, busy), (200, COMPLETION)]
+    fake_openai.script += [*[json_reply(503, busy)] * 2, json_reply(200, COMPLETION)]
 
-    completion = openai_engine(scripted.base_url, "m", max_retries=3).generate([chat()])[0]
+    completion = openai_engine(fake_openai.base_url, "m", max_retries=3).generate([chat()])[0]
 
     assert completion.text == "ok"
     assert (completion.prompt_tokens, completion.completion_tokens) == (7, 1)
-    assert len(scripted.bodies) == 3
+    assert len(fake_openai.bodies) == 3
 
 
-def test_retries_run_out_on_a_busy_server(scripted: Scripted) -> None:
-    scripted.script += [(429, {"error": "slow down"})] * 2
+def test_retries_run_out_on_a_busy_server(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.script += [json_reply(429, {"error": "slow down"})] * 2
 
     with pytest.raises(EngineUnavailableError, match="429"):
-        openai_engine(scripted.base_url, "m", max_retries=1).generate([chat()])
+        openai_engine(fake_openai.base_url, "m", max_retries=1).generate([chat()])
 
-    assert len(scripted.bodies) == 2
+    assert len(fake_openai.bodies) == 2
 
 
-def test_context_overflow_is_prompt_too_long(scripted: Scripted) -> None:
+def test_context_overflow_is_prompt_too_long(fake_openai: FakeOpenAIServer) -> None:
     message = "This model's maximum context length is 4096 tokens. However, you requested 9000."
-    scripted.script.append((400, {"error": {"message": message}}))
+    fake_openai.script.append(json_reply(400, {"error": {"message": message}}))
 
     with pytest.raises(PromptTooLongError, match="4096"):
-        openai_engine(scripted.base_url, "m").generate([chat()])
+        openai_engine(fake_openai.base_url, "m").generate([chat()])
 
 
-def test_unknown_model_is_named_even_without_a_model_list(scripted: Scripted) -> None:
-    scripted.script.append((404, {"error": {"message": "The model `big` does not exist."}}))
+def test_unknown_model_is_named_even_without_a_model_list(fake_openai: FakeOpenAIServer) -> None:
+    missing = {"error": {"message": "The model `big` does not exist."}}
+    fake_openai.script.append(json_reply(404, missing))
 
     with pytest.raises(EngineRequestError, match="does not serve the model 'big'"):
-        openai_engine(scripted.base_url, "big", max_retries=0).generate([chat()])
+        openai_engine(fake_openai.base_url, "big", max_retries=0).generate([chat()])
 
 
-def test_other_refusals_keep_the_servers_reason(scripted: Scripted) -> None:
-    scripted.script.append((400, {"detail": "temperature must be at most 2"}))
+def test_other_refusals_keep_the_servers_reason(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.script.append(json_reply(400, {"detail": "temperature must be at most 2"}))
 
     with pytest.raises(EngineRequestError, match=r"refused the request \(400\): temperature"):
-        openai_engine(scripted.base_url, "m").generate([chat()])
+        openai_engine(fake_openai.base_url, "m").generate([chat()])
 
 
-def test_sends_sampling_settings(scripted: Scripted) -> None:
-    scripted.script.append((200, COMPLETION))
+def test_sends_sampling_settings(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.script.append(json_reply(200, COMPLETION))
 
-    openai_engine(scripted.base_url, "m").generate([chat(temperature=0.6, top_k=20, seed=3)])
+    openai_engine(fake_openai.base_url, "m").generate([chat(temperature=0.6, top_k=20, seed=3)])
 
-    body = scripted.bodies[0]
+    body = fake_openai.bodies[0]
     assert (body["model"], body["temperature"], body["top_p"]) == ("m", 0.6, 0.95)
     assert (body["top_k"], body["seed"], body["max_tokens"]) == (20, 3, 5)
 
 
-def test_stream_separates_reasoning(scripted: Scripted) -> None:
+def test_stream_separates_reasoning(fake_openai: FakeOpenAIServer) -> None:
     events = [
         {"choices": [{"delta": {"reasoning_content": "The user lists files."}}]},
         {"choices": [{"delta": {"reasoning": " Show two."}}]},
         {"choices": [{"delta": {"content": "a.txt\nb.txt"}, "finish_reason": "stop"}]},
         {"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 12}},
     ]
-    scripted.script.append((200, events))
+    fake_openai.script.append(events_reply(events))
 
-    chunks = list(openai_engine(scripted.base_url, "m").stream(chat()))
+    chunks = list(openai_engine(fake_openai.base_url, "m").stream(chat()))
 
     assert [c.reasoning_delta for c in chunks[:-1]] == ["The user lists files.", " Show two.", ""]
     completion = chunks[-1].completion
@@ -216,4 +170,4 @@ def test_stream_separates_reasoning(scripted: Scripted) -> None:
     assert completion.reasoning == "The user lists files. Show two."
     assert completion.text == "a.txt\nb.txt"
     assert (completion.prompt_tokens, completion.completion_tokens) == (9, 12)
-    assert scripted.bodies[0]["stream_options"] == {"include_usage": True}
+    assert fake_openai.bodies[0]["stream_options"] == {"include_usage": True}

@@ -78,3 +78,16 @@ def test_only_admins_point_engines_at_other_servers(app: RunningApp):
     with pytest.raises(Exception, match="Only admins can point the engine"):
         bob.predict(loaded["action"], engine="openai", base_url="http://169.254.169.254/v1",
                     api_name="/step")  # fmt: skip
+
+
+def test_only_admins_choose_another_model(app: RunningApp):
+    bob = login(app, "bob", "builder")
+    loaded = named(bob.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
+    with pytest.raises(Exception, match="Only admins can choose another model"):
+        bob.predict(loaded["action"], engine="openai", model="model-0001", api_name="/step")
+
+    alice = login(app, "alice", "wonder land")
+    loaded = named(alice.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
+    stepped = named(alice.predict(loaded["action"], engine="persistence", model="any-name",
+                                  api_name="/step"))  # fmt: skip
+    assert "prediction #" in stepped["status"]

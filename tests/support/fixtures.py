@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.fake_openai import FakeOpenAIServer, serve_fake_openai
 from tests.support.openai_server import OpenAIServer, serve_openai
 from tests.support.tiny_model import build_tiny_model
 
@@ -27,4 +28,11 @@ def openai_server(
     """A real `transformers serve` process serving the tiny model, shared by the session."""
     log = tmp_path_factory.mktemp("transformers-serve") / "server.log"
     with serve_openai(tiny_model_dir, log) as server:
+        yield server
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAIServer]:
+    """A scripted loopback server that answers (and misbehaves) as each test tells it."""
+    with serve_fake_openai() as server:
         yield server

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,10 @@ from backend.data.agentworldbench import (
     parse_row,
     trajectory_to_rows,
 )
+from backend.data.awb_import import AgentWorldBenchScan
 from backend.data.awb_layout import observation_text, parse_user_turn
 from backend.data.bundled import load_bundled
+from backend.data.rows import read_rows
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
 from backend.types import Trajectory, Turn
@@ -88,6 +91,24 @@ def test_rows_round_trip_through_every_format(
     for original in samples:
         assert same_turns(back[original.id], original)
         assert back[original.id].system_prompt == SYSTEM
+
+
+@pytest.mark.parametrize("name", WRITERS)
+def test_the_streaming_import_builds_the_same_trajectories(
+    name: str, tmp_path: Path, rows: list[dict[str, Any]]
+) -> None:
+    shuffled = rows[1::2] + rows[::2] + [rows[-1]]  # a trajectory's rows apart, one repeated
+    path = WRITERS[name](tmp_path / name, shuffled)
+
+    scan = AgentWorldBenchScan(path)
+
+    in_memory = load_agentworldbench(path)
+    assert scan.duplicates == in_memory.duplicates and len(scan.duplicates) == 1
+    assert sum(scan.rows.values()) == len(in_memory.items) == len(rows)
+    streamed = sorted(scan.trajectories(), key=lambda t: t.id)
+    assert streamed == sorted(in_memory.trajectories(), key=lambda t: t.id)
+    assert len(scan) == len(streamed)
+    assert scan.trajectory_counts() == Counter(t.domain for t in streamed)
 
 
 def test_history_and_ground_truth_follow_turn_idx(
@@ -201,6 +222,27 @@ def test_malformed_row_names_file_and_line(tmp_path: Path, bad: str, message: st
     with pytest.raises(BadInputError, match=message) as info:
         load_agentworldbench(path)
     assert str(info.value).startswith(f"{path}:4: ")
+
+
+def test_deeply_nested_json_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(official_row()) + "\n" + "[" * 100_000 + "]" * 100_000 + "\n")
+
+    with pytest.raises(BadInputError, match=r"deep\.jsonl:2: the JSON is nested too deeply"):
+        AgentWorldBenchScan(path)
+    with pytest.raises(BadInputError, match=r"deep\.jsonl:2: the JSON is nested too deeply"):
+        load_agentworldbench(path)
+
+
+def test_json_lines_are_read_one_at_a_time(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(json.dumps(official_row()).encode() + b"\n\xff\xfe not text\n")
+
+    rows = read_rows(path)
+
+    assert next(rows)[0] == f"{path}:1"  # the broken second line is not read yet
+    with pytest.raises(BadInputError, match=r"rows\.jsonl:2: not UTF-8 text"):
+        next(rows)
 
 
 def test_malformed_parquet_row_names_the_row(tmp_path: Path) -> None:
