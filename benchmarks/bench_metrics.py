@@ -1,7 +1,11 @@
 """Time every metric on large inputs and compare patience diff with difflib on the same input.
 
 Inputs (built deterministically, each with a prediction that differs in a few percent of places
-and, for the tree, a previous state): a 10,000-line terminal log, a 5,000-node accessibility tree,
+and, for the delta and change metrics, a previous state): a 10,000-line terminal log whose
+previous screen is the same log 1,000 lines earlier, the same log 2,150 lines earlier (about
+5,000 changed lines in all: the most that volatile masking takes, the delta metrics' worst case),
+the same log after an unrelated previous screen (every line changed, masking skipped past its
+bound), the log as swe output, a 5,000-node accessibility tree,
 a 2 MB HTML page shaped like a real one (inline script, style and JSON state, then ~15,000
 elements), the worst case of 2 MB of nothing but small elements (~78,000), a 1 MB MCP JSON result
 and a 200-result search page. Each metric is timed on a fresh pair, so parsing is included, as
@@ -128,8 +132,25 @@ def cases() -> list[Case]:
     """(label, domain, predicted, reference, previous) for every large input."""
     rng = random.Random(0)
     log = terminal_log(rng)
+    grown = "\n".join(log[:9_000])  # the previous screen: the log 1,000 lines ago
+    unrelated = "\n".join(terminal_log(random.Random(9)))  # nothing in common: the worst case
     return [
-        ("terminal log 10k lines", "terminal", "\n".join(mutate(log, rng)), "\n".join(log), None),
+        ("terminal log 10k lines", "terminal", "\n".join(mutate(log, rng)), "\n".join(log), grown),
+        (
+            "terminal 10k, 5k changed",
+            "terminal",
+            "\n".join(mutate(log, rng)),
+            "\n".join(log),
+            "\n".join(log[:7_850]),  # about as many changed lines as volatile masking takes
+        ),
+        (
+            "terminal 10k, new prev.",
+            "terminal",
+            "\n".join(mutate(log, rng)),
+            "\n".join(log),
+            unrelated,
+        ),
+        ("swe log 10k lines", "swe", "\n".join(mutate(log, rng)), "\n".join(log), grown),
         (
             "axtree 5,000 nodes",
             "web",
@@ -156,7 +177,7 @@ def cases() -> list[Case]:
             "mcp",
             mcp_json(random.Random(6), 12_000, 0.05),
             mcp_json(rng, 12_000),
-            None,
+            mcp_json(random.Random(7), 12_000, 0.5),
         ),
         ("search 200 results", "search", search_page(200, rng, 0.1), search_page(200, rng), None),
     ]

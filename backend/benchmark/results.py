@@ -3,21 +3,33 @@
 Everything is recomputed from `items.jsonl`, so a resumed run's results cover all its items.
 Failed items (engine or scoring errors) are counted, never averaged in as zeros and never
 silently dropped: a table reader sees `failures` beside every mean.
+
+Values computed by different versions of a metric are never averaged together: a metric whose
+rows carry several versions is reported once per version (`name@vN`). The headline of a domain
+is its current headline metric (`headline_metric`) at its current version when the rows carry
+it; rows written before a headline changed (an old `items.jsonl`) keep the headline they were
+scored with, so an old run still aggregates, and says which headline it shows.
+
+Schema 2 added the bootstrap intervals and the `reproduction` block; schema 1 files still load.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from statistics import fmean
 
 from pydantic import BaseModel, Field
 
+from backend.benchmark.intervals import Interval, domain_intervals
+from backend.benchmark.provenance import Reproduction
 from backend.benchmark.store import ItemRow
 from backend.scoring import headline_metric
+from backend.scoring.base import METRICS
 from backend.scoring.judge_parse import DIMENSIONS
 
-RESULTS_SCHEMA = 1
+RESULTS_SCHEMA = 2
 MACRO_LABEL = "macro: mean over domains of each domain's mean (the paper's Overall)"
 MICRO_LABEL = "micro: mean over all items pooled (the shipped scorer's Overall)"
 
@@ -35,23 +47,39 @@ class JudgeStats(BaseModel):
 
 
 class DomainStats(BaseModel):
-    """One engine on one domain."""
+    """One engine on one domain.
+
+    Attributes:
+        metrics: mean of every metric over the successful rows (`name@vN` when the rows carry
+            several versions of one metric).
+        metric_versions: the version behind each key of `metrics`.
+        headline: the metric a table shows for the domain; `headline_version` its version.
+        headline_value: its mean; `headline_interval` the bootstrap 95% interval of that mean.
+        headline_items: how many successful rows carry the headline (fewer than the successful
+            rows only when rows of different metric versions are mixed).
+    """
 
     items: int
     failures: int
     metrics: dict[str, float]
+    metric_versions: dict[str, int] = Field(default_factory=dict)
     headline: str
+    headline_version: int | None = None
     headline_value: float | None
+    headline_interval: Interval | None = None
+    headline_items: int | None = None
     judge: JudgeStats | None = None
 
 
 class Overall(BaseModel):
-    """Both Overall averages of one quantity, each labelled."""
+    """Both Overall averages of one quantity, each labelled, with bootstrap 95% intervals."""
 
     macro: float | None
     micro: float | None
     macro_label: str = MACRO_LABEL
     micro_label: str = MICRO_LABEL
+    macro_interval: Interval | None = None
+    micro_interval: Interval | None = None
 
 
 class EngineStats(BaseModel):
@@ -74,6 +102,7 @@ class BenchResults(BaseModel):
     history_mode: str
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     engines: dict[str, EngineStats]
+    reproduction: Reproduction | None = None
 
 
 def _mean(values: list[float]) -> float | None:
@@ -98,34 +127,102 @@ def judge_stats(rows: list[ItemRow]) -> JudgeStats | None:
     )
 
 
-def domain_stats(domain: str, rows: list[ItemRow]) -> DomainStats:
+MetricKey = tuple[str, int]
+
+
+def _values(rows: list[ItemRow]) -> dict[MetricKey, list[float]]:
+    """Every metric value of the rows, by (name, version)."""
+    values: dict[MetricKey, list[float]] = defaultdict(list)
+    for row in rows:
+        for result in row.metrics:
+            values[(result.name, result.version)].append(result.value)
+    return values
+
+
+def choose_headline(domain: str, rows: list[ItemRow]) -> MetricKey:
+    """The domain's current headline when the rows carry it, else the one they were scored with.
+
+    Rows of an older run carry the headline of their time (`row.headline`) at the version they
+    were computed with; that pair is shown rather than nothing.
+    """
+    name = headline_metric(domain)
+    current = (name, METRICS.get(name).version)
+    carried = Counter((r.name, r.version) for row in rows for r in row.metrics)
+    if current in carried or not rows:
+        return current
+    stored = Counter(row.headline for row in rows if row.headline).most_common(1)
+    old_name = stored[0][0] if stored else name
+    versions = [key for key in carried if key[0] == old_name]
+    return max(versions, key=lambda key: carried[key]) if versions else current
+
+
+def headline_of(row: ItemRow, headline: MetricKey) -> float | None:
+    """The row's value of the (name, version) headline, None when it does not carry it."""
+    return next((r.value for r in row.metrics if (r.name, r.version) == headline), None)
+
+
+def _means(values: dict[MetricKey, list[float]]) -> tuple[dict[str, float], dict[str, int]]:
+    versions_of: dict[str, list[int]] = defaultdict(list)
+    for name, version in values:
+        versions_of[name].append(version)
+    means, versions = {}, {}
+    for (name, version), vals in values.items():
+        key = name if len(versions_of[name]) == 1 else f"{name}@v{version}"
+        means[key], versions[key] = fmean(vals), version
+    return means, versions
+
+
+@dataclass(frozen=True)
+class HeadlineValues:
+    """A domain's headline (name, version) and its per-item values, ordered by item id."""
+
+    key: MetricKey
+    values: list[float]
+
+
+def headline_values(domain: str, ok: list[ItemRow]) -> HeadlineValues:
+    """The headline of the domain's successful rows and the values of the rows that carry it."""
+    key = choose_headline(domain, ok)
+    found = (headline_of(row, key) for row in sorted(ok, key=lambda row: row.item_id))
+    return HeadlineValues(key, [value for value in found if value is not None])
+
+
+def domain_stats(domain: str, rows: list[ItemRow], interval: Interval | None = None) -> DomainStats:
     """Means over the successful rows of one engine on one domain."""
     ok = [row for row in rows if row.status == "ok"]
-    values: dict[str, list[float]] = defaultdict(list)
-    for row in ok:
-        for result in row.metrics:
-            values[result.name].append(result.value)
-    headline = headline_metric(domain)
+    means, versions = _means(_values(ok))
+    headline = headline_values(domain, ok)
     return DomainStats(
         items=len(rows),
         failures=len(rows) - len(ok),
-        metrics={name: fmean(vals) for name, vals in values.items()},
-        headline=headline,
-        headline_value=_mean(values.get(headline, [])),
+        metrics=means,
+        metric_versions=versions,
+        headline=headline.key[0],
+        headline_version=headline.key[1],
+        headline_value=_mean(headline.values),
+        headline_interval=interval,
+        headline_items=len(headline.values),
         judge=judge_stats(ok),
     )
 
 
 def engine_stats(rows: list[ItemRow]) -> EngineStats:
-    """Per-domain stats and both Overall averages for one engine's rows."""
+    """Per-domain stats and both Overall averages (with intervals) for one engine's rows."""
     by_domain: dict[str, list[ItemRow]] = defaultdict(list)
     for row in rows:
         by_domain[row.domain].append(row)
-    domains = {d: domain_stats(d, by_domain[d]) for d in sorted(by_domain)}
     ok = [row for row in rows if row.status == "ok"]
+    per_domain = {
+        domain: headline_values(domain, [row for row in ok if row.domain == domain]).values
+        for domain in sorted(by_domain)
+    }
+    intervals, macro_interval, micro_interval = domain_intervals(per_domain)
+    domains = {d: domain_stats(d, by_domain[d], intervals.get(d)) for d in sorted(by_domain)}
     headline_overall = Overall(
         macro=_mean([s.headline_value for s in domains.values() if s.headline_value is not None]),
-        micro=_mean([row.headline_value for row in ok if row.headline_value is not None]),
+        micro=_mean([value for values in per_domain.values() for value in values]),
+        macro_interval=macro_interval,
+        micro_interval=micro_interval,
     )
     judged = [
         s.judge.score_100 for s in domains.values() if s.judge and s.judge.score_100 is not None
@@ -147,7 +244,12 @@ def engine_stats(rows: list[ItemRow]) -> EngineStats:
     )
 
 
-def aggregate(rows: list[ItemRow], dataset: str, history_mode: str) -> BenchResults:
+def aggregate(
+    rows: list[ItemRow],
+    dataset: str,
+    history_mode: str,
+    reproduction: Reproduction | None = None,
+) -> BenchResults:
     """The results of every engine present in `rows`, engines in first-seen order."""
     by_engine: dict[str, list[ItemRow]] = defaultdict(list)
     for row in rows:
@@ -156,4 +258,5 @@ def aggregate(rows: list[ItemRow], dataset: str, history_mode: str) -> BenchResu
         dataset=dataset,
         history_mode=history_mode,
         engines={engine: engine_stats(engine_rows) for engine, engine_rows in by_engine.items()},
+        reproduction=reproduction,
     )

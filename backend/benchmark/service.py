@@ -1,4 +1,9 @@
-"""One benchmark run from dataset name to results files; the CLI and the UI call this."""
+"""One benchmark run from dataset name to results files; the CLI and the UI call this.
+
+Rows scored by an older version of a domain's metrics (a run resumed after a metric changed)
+are scored again, in memory, from their stored prediction before aggregation, so that
+`results.json` never averages one formula with another; `items.jsonl` keeps what was stored.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from backend.benchmark.items import load_items
+from backend.benchmark.items import BenchItem, load_items
+from backend.benchmark.provenance import metric_versions, reproduction
 from backend.benchmark.report import write_chart
 from backend.benchmark.results import BenchResults, aggregate
 from backend.benchmark.runner import RunConfig, run_benchmark
 from backend.benchmark.sessions import BenchSessions
-from backend.benchmark.store import ItemStore
-from backend.errors import BadInputError
+from backend.benchmark.store import ItemRow, ItemStore
+from backend.errors import AWPError, BadInputError
+from backend.scoring import headline_metric, score_observation
 from backend.scoring.judge import Judge
 from backend.simulate import Simulator
 
@@ -63,9 +70,34 @@ def run_bench(
     items = load_items(dataset)
     out_dir.mkdir(parents=True, exist_ok=True)
     run_benchmark(items, config, store, simulator_for, judge, sessions)
-    wanted = {item.item_id for item in (items[: config.limit] if config.limit else items)}
-    rows = [row for row in store.rows() if row.item_id in wanted and row.engine in config.engines]
-    results = aggregate(rows, dataset, config.history_mode.value)
+    selected = items[: config.limit] if config.limit else items
+    by_id = {item.item_id: item for item in selected}
+    rows = [
+        current_scores(row, by_id[row.item_id])
+        for row in store.rows()
+        if row.item_id in by_id and row.engine in config.engines
+    ]
+    provenance = reproduction(selected, config.params, config.limit)
+    results = aggregate(rows, dataset, config.history_mode.value, provenance)
     (out_dir / RESULTS_FILE).write_text(results.model_dump_json(indent=2), encoding="utf-8")
     write_chart(results, out_dir)
     return results
+
+
+def current_scores(row: ItemRow, item: BenchItem) -> ItemRow:
+    """The row scored by the current metrics of its domain (a copy when it was not already).
+
+    A row whose reference can no longer be scored keeps its stored metrics.
+    """
+    wanted = metric_versions({row.domain})
+    if row.status != "ok" or {m.name: m.version for m in row.metrics} == wanted:
+        return row
+    try:
+        metrics = score_observation(row.domain, row.predicted, item.reference, item.previous)
+    except AWPError:
+        return row
+    headline = headline_metric(row.domain)
+    value = next(m.value for m in metrics if m.name == headline)
+    return row.model_copy(
+        update={"metrics": metrics, "headline": headline, "headline_value": value}
+    )

@@ -1,8 +1,12 @@
 """Each domain's default metric set and its one headline metric, registered by domain name.
 
-The headline is the number a per-domain table shows. For tree domains it is change F1, the only
-tree metric a copy of the previous state cannot game; for text domains the patience similarity,
-which gives partial credit where exact match is almost always 0 on long outputs.
+The headline is the number a per-domain table shows, and it must separate doing nothing from
+simulating: the persistence baseline (repeat the previous observation) scores near 0 on it and
+the oracle 1. So every headline compares what the prediction CHANGED from the previous
+observation with what really changed: change F1 for trees, delta similarity for screens and text
+(backend.scoring.delta, with partial credit inside a changed line), delta key/value F1 for JSON
+tool results. Search keeps result overlap: a new query returns other pages, so a copied result
+list already scores near 0. The plain similarities stay in the sets as secondary metrics.
 """
 
 from __future__ import annotations
@@ -33,16 +37,16 @@ class MetricSet:
 DOMAIN_SETS: Registry[MetricSet] = Registry("domain metric set")
 
 _TEXT = ("text_exact", "text_similarity", "line_f1")
+_SCREEN = ("screen_delta", "screen_exact", "screen_similarity", "screen_line_f1")
 _TREE = ("text_exact", "node_f1", "tree_edit_similarity", "change_f1")
 
-DOMAIN_SETS.register(
-    "terminal",
-    MetricSet(("screen_exact", "screen_similarity", "screen_line_f1", *_TEXT), "screen_similarity"),
-)
-DOMAIN_SETS.register("swe", MetricSet(_TEXT, "text_similarity"))
+DOMAIN_SETS.register("terminal", MetricSet((*_SCREEN, *_TEXT), "screen_delta"))
+DOMAIN_SETS.register("swe", MetricSet(("text_delta", *_TEXT), "text_delta"))
 DOMAIN_SETS.register(
     "mcp",
-    MetricSet(("json_valid", "json_kv_f1", "json_kv_f1_tol10", *_TEXT), "json_kv_f1"),
+    MetricSet(
+        ("json_delta_f1", "json_valid", "json_kv_f1", "json_kv_f1_tol10", *_TEXT), "json_delta_f1"
+    ),
 )
 DOMAIN_SETS.register("search", MetricSet(("search_overlap", *_TEXT), "search_overlap"))
 DOMAIN_SETS.register("web", MetricSet(_TREE, "change_f1"))

@@ -1,4 +1,4 @@
-"""JSON metrics (mcp tool results): validity and structural key/value F1.
+"""JSON metrics (mcp tool results): validity, structural key/value F1 and its delta version.
 
 A tool result is compared as a set of (path, leaf value) pairs, so key order and formatting do
 not matter while every wrong field costs. MCP wraps results as JSON text inside a string
@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from backend.scoring.base import ObservationPair, metric, prf
-from backend.scoring.text import normalise_whitespace
+from backend.scoring.text import delta_of, normalise_whitespace, without_previous
 
 Leaf = tuple[str, Any]
 _MISSING = object()
@@ -126,3 +126,61 @@ def json_kv_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
 def json_kv_f1_tol10(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     """Key/value F1 where numbers within 10% count as equal (the MCP judges' tolerance)."""
     return key_value_f1(pair.predicted, pair.reference, tolerance=0.10)
+
+
+def leaf_changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], set[str]]:
+    """The leaves `after` adds or changes relative to `before`, and the paths it drops."""
+    changed = {
+        path: value
+        for path, value in after.items()
+        if path not in before or not leaves_equal(before[path], value, 0.0)
+    }
+    return changed, set(before.keys() - after.keys())
+
+
+def key_value_delta(previous: str, predicted: str, reference: str) -> tuple[float, dict[str, Any]]:
+    """F1 of the leaves the prediction adds or changes against those reality adds or changes.
+
+    `2 * matched / (changed_pred + changed_real + dropped paths on which the two disagree)`:
+    the change-F1 idea (backend.scoring.tree_change) on (path, value) leaves. A copy of the
+    previous result changes nothing and scores 0 unless reality changed nothing too (then 1).
+    Leaves both keep earn nothing; dropping a path both drop costs nothing, as in
+    `delta.delta_similarity`. A previous result that is not JSON has no leaves, so every leaf of
+    a new result counts as added (the value is then the plain key/value F1).
+    """
+    ref_value, ref_error = load(reference)
+    if ref_error is not None:
+        value, details = delta_of(previous, predicted, reference)
+        return value, {**details, "reference_is_json": False, "fallback": "text_delta"}
+    prev_value, prev_error = load(previous)
+    before = {} if prev_error is not None else flatten(prev_value)
+    real, real_dropped = leaf_changes(before, flatten(ref_value))
+    pred_value, pred_error = load(predicted)
+    if pred_error is not None:
+        real_changed = bool(real or real_dropped)
+        return 0.0, {"invalid_json": True, "error": pred_error, "real_changed": real_changed}
+    pred, pred_dropped = leaf_changes(before, flatten(pred_value))
+    matched = sum(
+        1 for path in pred.keys() & real.keys() if leaves_equal(pred[path], real[path], 0.0)
+    )
+    disagreement = len(pred_dropped ^ real_dropped)
+    total = len(pred) + len(real) + disagreement
+    return (1.0 if total == 0 else 2 * matched / total), {
+        "previous_known": True,
+        "previous_is_json": prev_error is None,
+        "real_changed": bool(real or real_dropped),
+        "changed_predicted": len(pred),
+        "changed_real": len(real),
+        "matched": matched,
+        "dropped_disagreement": disagreement,
+        "missed": sorted(real.keys() - pred.keys())[:20],
+        "spurious": sorted(pred.keys() - real.keys())[:20],
+    }
+
+
+@metric("json_delta_f1", 1, "F1 of the leaves changed from the previous result, exact values.")
+def json_delta_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """Key/value F1 over what changed since the previous result; plain key/value F1 without one."""
+    if pair.previous is None:
+        return without_previous(json_kv_f1(pair), "json_kv_f1")
+    return key_value_delta(pair.previous, pair.predicted, pair.reference)

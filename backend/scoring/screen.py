@@ -14,7 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 from backend.scoring.base import ObservationPair, metric
-from backend.scoring.text import exact, line_prf, normalise_whitespace, similar
+from backend.scoring.text import (
+    delta_of,
+    exact,
+    line_prf,
+    normalise_whitespace,
+    similar,
+    without_previous,
+)
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 VOLATILE: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -108,3 +115,20 @@ def screen_similarity(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
 def screen_line_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     """Line-level F1 of the masked screens."""
     return _screen_metric(pair, line_prf)
+
+
+def masked_line(line: str) -> str:
+    """One line with its volatile tokens masked."""
+    return mask_volatile(line)[0]
+
+
+@metric("screen_delta", 1, "Delta similarity of the screens, volatile tokens masked.")
+def screen_delta(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """What the predicted screen changed against what the real screen changed.
+
+    Scrolled lines are aligned, not changed; a line whose only change is a volatile token (a
+    clock, a PID) is unchanged. Without a previous screen: `screen_similarity`.
+    """
+    if pair.previous is None:
+        return without_previous(screen_similarity(pair), "screen_similarity")
+    return delta_of(pair.previous, pair.predicted, pair.reference, masked_line)

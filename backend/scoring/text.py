@@ -1,4 +1,4 @@
-r"""Text metrics (swe, and fallbacks elsewhere): exact match, patience similarity, line F1.
+r"""Text metrics (swe, and fallbacks elsewhere): exact match, similarity, delta, line F1.
 
 Whitespace is normalised first: line ends, trailing spaces and runs of blanks differ between
 recorders and say nothing about whether the simulated environment got the content right.
@@ -13,6 +13,7 @@ from typing import Any
 
 from backend.scoring import patience
 from backend.scoring.base import ObservationPair, metric, prf
+from backend.scoring.delta import Mask, delta_similarity
 
 
 def normalise_whitespace(text: str) -> str:
@@ -60,3 +61,35 @@ def text_similarity(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
 def line_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     """Line-level precision, recall and F1 of the normalised texts."""
     return line_prf(normalise_whitespace(pair.predicted), normalise_whitespace(pair.reference))
+
+
+def without_previous(
+    result: tuple[float, dict[str, Any]], name: str
+) -> tuple[float, dict[str, Any]]:
+    """A delta metric's value when the previous observation is unknown: metric `name`'s.
+
+    With no previous observation there is no change to compare, so the whole observations are
+    compared instead; the details say so.
+    """
+    value, details = result
+    return value, {**details, "previous_known": False, "fallback": name}
+
+
+def delta_of(
+    previous: str, predicted: str, reference: str, mask: Mask | None = None
+) -> tuple[float, dict[str, Any]]:
+    """Delta similarity (backend.scoring.delta) of the whitespace-normalised texts."""
+    return delta_similarity(
+        normalise_whitespace(previous),
+        normalise_whitespace(predicted),
+        normalise_whitespace(reference),
+        mask,
+    )
+
+
+@metric("text_delta", 1, "Similarity of the predicted to the real change from the previous text.")
+def text_delta(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """Lines added and removed relative to the previous observation, prediction vs reality."""
+    if pair.previous is None:
+        return without_previous(text_similarity(pair), "text_similarity")
+    return delta_of(pair.previous, pair.predicted, pair.reference)

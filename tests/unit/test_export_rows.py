@@ -12,6 +12,7 @@ from backend.export.arrow import arrow_schema
 from backend.export.builders import FORMATS
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord, ExportScore
 from backend.parsing import parse_output
+from backend.scoring.reward import FORMULA_VERSION
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 
 ACTION = '[{"keystrokes": "ls\\n", "duration": 0.1}]'
@@ -204,7 +205,7 @@ def test_reward_rows() -> None:
         {"dimension": "quality", "value": 3},
     ]
     assert [p["name"] for p in row["reward_components"]] == ["deterministic", "judge", "human"]
-    assert row["reward_formula"] == "reward-v1" and 0.0 <= row["reward"] <= 1.0
+    assert row["reward_formula"] == FORMULA_VERSION and 0.0 <= row["reward"] <= 1.0
     (unlabelled,) = rows("reward", record(corrected=None, scores=[]))
     assert (unlabelled["reference"], unlabelled["annotator"], unlabelled["human"]) == (
         CORRECTED,

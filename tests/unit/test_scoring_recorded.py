@@ -1,13 +1,15 @@
-"""Real recorded transitions: full marks for the oracle, the right change F1 for persistence.
+"""Real recorded transitions: full marks for the oracle, the right headline for persistence.
 
 Every turn of every converted recording (shared/data/recorded) and of the bundled set is scored
-with the truth as prediction; every transition of the tree domains is scored with the previous
-state as prediction (what the persistence baseline predicts).
+with the truth as prediction; every transition of the tree, terminal, swe and mcp domains is
+scored with the previous observation as prediction (what the persistence baseline predicts).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,7 @@ from backend.data.recorded import load_recorded
 from backend.scoring import score_observation
 from backend.scoring.base import checked_pair
 from backend.scoring.domain_sets import DOMAIN_SETS
+from backend.scoring.text import normalise_whitespace
 from backend.scoring.tree_change import changes
 from backend.types import Trajectory
 
@@ -55,23 +58,32 @@ def test_oracle_scores_one_on_every_metric(source: str, recorded: list[Trajector
     assert set(seen) == set(DOMAIN_SETS.names())
 
 
+def really_changed(domain: str, previous: str, observation: str, details: dict[str, Any]) -> bool:
+    """Whether the real observation differs from the previous one, as the headline must judge."""
+    if domain in TREE_DOMAINS:
+        pair = checked_pair(TREE_DOMAINS[domain], previous, observation, previous)
+        return bool(changes(pair.previous_tree, pair.reference_tree))
+    if normalise_whitespace(previous) == normalise_whitespace(observation):
+        assert details["real_changed"] is False
+    return bool(details["real_changed"])
+
+
 @pytest.mark.parametrize("source", ["recorded", "bundled"])
-def test_persistence_change_f1_is_zero_exactly_when_the_state_changed(
+def test_persistence_headline_is_zero_exactly_when_the_observation_changed(
     source: str, recorded: list[Trajectory]
 ) -> None:
+    """Every headline but search's: copying the previous observation earns nothing unless right."""
     trajectories = recorded if source == "recorded" else load_bundled()
-    changed = unchanged = 0
+    seen: Counter[tuple[str, bool]] = Counter()
     for domain, previous, observation in transitions(trajectories):
-        if domain not in TREE_DOMAINS or previous is None:
+        if domain == "search" or previous is None:
             continue
-        pair = checked_pair(TREE_DOMAINS[domain], previous, observation, previous)
-        real_changes = changes(pair.previous_tree, pair.reference_tree)
+        headline = DOMAIN_SETS.get(domain).headline
         results = score_observation(domain, previous, observation, previous)
-        value = next(r.value for r in results if r.name == "change_f1")
-        if real_changes:
-            assert value == 0.0, (domain, real_changes)
-            changed += 1
-        else:
-            assert value == 1.0
-            unchanged += 1
-    assert changed >= 10
+        result = next(r for r in results if r.name == headline)
+        changed = really_changed(domain, previous, observation, result.details)
+        assert result.value == (0.0 if changed else 1.0), (domain, result.details)
+        seen[(domain, changed)] += 1
+    assert {domain for domain, changed in seen if changed} == set(DOMAIN_SETS.names()) - {"search"}
+    unchanged = sum(n for (_, changed), n in seen.items() if not changed)
+    assert sum(seen.values()) - unchanged >= 10 * unchanged

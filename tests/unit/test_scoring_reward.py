@@ -1,4 +1,4 @@
-"""The documented reward combination (reward-v1)."""
+"""The documented reward combination (reward-v2)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ FULL = {"format": 5, "factuality": 5, "consistency": 5, "realism": 5, "quality":
 
 
 def test_metrics_only_uses_the_headline() -> None:
-    metrics = score_observation("swe", "a\nb", "a\nc")
-    headline = next(m for m in metrics if m.name == "text_similarity")
+    metrics = score_observation("swe", "a\nb\nd", "a\nc\nd", previous="a")
+    headline = next(m for m in metrics if m.name == "text_delta")
+    assert headline.value != next(m.value for m in metrics if m.name == "text_similarity")
     reward = combine_reward("swe", metrics)
     assert reward.value == pytest.approx(headline.value)
-    assert reward.formula_version == FORMULA_VERSION
+    assert reward.formula_version == FORMULA_VERSION == "reward-v2"
     assert reward.components == {"deterministic": headline.value}
 
 
