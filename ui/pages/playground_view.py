@@ -170,7 +170,7 @@ def action_help(domain: str) -> str:
 def trajectory_choices(store: TrajectoryStore, domain: str) -> list[tuple[str, str]]:
     """Dropdown choices for the stored recordings of `domain`."""
     return [
-        (f"{t.id} · {t.turns} turns · {short(t.task, TASK_PREVIEW)}", t.id)
+        (" · ".join(filter(None, [t.id, f"{t.turns} turns", short(t.task, TASK_PREVIEW)])), t.id)
         for t in store.list_trajectories(domain=domain, limit=500)
     ]
 
