@@ -6,6 +6,7 @@ the frames before an error are checked too, not only the final state.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,3 +105,21 @@ def test_a_slow_first_use_of_a_model_says_so(client: Client, tiny_model_dir: Pat
     assert error is None, error
     assert "Preparing the transformers model" in shown[0]["status"]
     assert "Generating step 1" in shown[1]["status"]
+
+
+def test_stop_releases_an_in_process_engine(client: Client, app: RunningApp, tiny_model_dir: Path):
+    """A stopped step stores nothing and must not keep the model busy for the next step."""
+    client.predict("terminal", "", api_name="/start_blank")
+    before = stored_sessions(app)
+    engine = {"engine": "transformers", "model": str(tiny_model_dir)}
+    job = client.submit(OFF_RECORDING, **engine, max_new_tokens=100_000, api_name="/step")
+    deadline = time.monotonic() + 120
+    while not any("Generating" in str(frame) for frame in job.outputs()):
+        assert time.monotonic() < deadline, "the step never started"
+        time.sleep(0.2)
+    job.cancel()
+    client.predict(OFF_RECORDING, api_name="/stop_step")
+    assert stored_sessions(app) == before  # the stopped step stored nothing
+    done = named(client.predict(OFF_RECORDING, **engine, max_new_tokens=4, api_name="/step"))
+    assert "Stored as prediction" in done["status"]
+    assert stored_sessions(app) == before + 1
