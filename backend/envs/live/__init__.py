@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN: tuple[str, ...] = ()
+BUILTIN: tuple[str, ...] = ("terminal", "swe", "mcp")
 """Module names under `backend.envs.live` that register a live environment when imported."""
 
 
