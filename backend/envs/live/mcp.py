@@ -190,6 +190,7 @@ class McpEnvironment:
             LiveEnvironmentError: the server is gone (it exited or was killed by a limit).
         """
         from mcp.shared.exceptions import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
 
         call = parse_tool_call(action)
         connections = self._open()
@@ -204,16 +205,19 @@ class McpEnvironment:
                 timeout + 5,
             )
         except MCPError as exc:
-            error = {"code": exc.error.code, "message": exc.error.message}
-            return LiveStep(observation=json.dumps({"error": error}), info={"error": True})
+            if exc.code != CONNECTION_CLOSED:  # the server's own answer (or its timeout)
+                error = {"code": exc.code, "message": exc.message}
+                return LiveStep(observation=json.dumps({"error": error}), info={"error": True})
+            failure: BaseException = exc
         except (concurrent.futures.TimeoutError, ConnectionError, OSError, RuntimeError) as exc:
-            raise LiveEnvironmentError(
-                f"The MCP server stopped answering ({_leaf(exc)}). {self._log_tail()}".strip()
-            ) from exc
-        body = _jsonable(result)
-        body.setdefault("isError", False)
-        return LiveStep(
-            observation=json.dumps(body, ensure_ascii=False), info={"error": body["isError"]}
+            failure = exc
+        else:
+            body = _jsonable(result)
+            body.setdefault("isError", False)
+            observation = json.dumps(body, ensure_ascii=False)
+            return LiveStep(observation=observation, info={"error": body["isError"]})
+        raise LiveEnvironmentError(
+            f"The MCP server stopped answering ({_leaf(failure)}). {self._log_tail()}".strip()
         )
 
     def prompt_context(self) -> PromptContext:

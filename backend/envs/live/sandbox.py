@@ -105,6 +105,8 @@ def _remove_folder(folder: Path) -> None:
             time.sleep(0.05)
         else:
             _run_host([require("umount"), "--recursive", "--lazy", str(folder)])
+    if os.path.ismount(folder) or any(os.path.ismount(p) for p in folder.glob("ro/*")):
+        raise LiveEnvironmentError(f"{folder} is still mounted; it was left in place.")
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -240,7 +242,6 @@ class Sandbox:
             self._lease = None
 
     # -- commands -----------------------------------------------------------------------------
-
 
     def limits(self, cpu: bool = True, address_space_mb: int = 0) -> list[str]:
         """The `prlimit` prefix: processes, address space, file size, core dumps, files, CPU.

@@ -49,7 +49,12 @@ TASKS = {
 
 
 def _reason(status: str, signum: str) -> str:
-    """Say why the shell's pane died, from tmux's pane_dead_status / pane_dead_signal."""
+    """Say why the shell's pane died, from tmux's pane_dead_status / pane_dead_signal.
+
+    The pane's process is bwrap, which exits with 128 + N when the shell dies of signal N.
+    """
+    if not signum and status.isdigit() and 128 < int(status) < 128 + signal.NSIG:
+        signum = str(int(status) - 128)
     if signum:
         number = int(signum)
         name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
