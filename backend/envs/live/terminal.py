@@ -190,11 +190,21 @@ class TerminalEnvironment:
         return list(done.stdout)
 
     def _dead(self) -> str:
-        """Why the shell is gone ("" while it runs)."""
+        """Why the shell is gone ("" while it runs).
+
+        tmux may see the pane's terminal close a moment before it learns the exit status; the
+        status is waited for briefly so that the reason is never a guess.
+        """
         fields = "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
-        line = self._cmd("display-message", "-p", "-t", self._pane, fields)
-        dead, status, signum = (line[0] if line else "1||").split("|")
-        return _reason(status, signum) if dead == "1" else ""
+        for _ in range(100):
+            line = self._cmd("display-message", "-p", "-t", self._pane, fields)
+            dead, status, signum = (line[0] if line else "1||").split("|")
+            if dead != "1":
+                return ""
+            if status or signum:
+                break
+            time.sleep(0.01)
+        return _reason(status, signum)
 
     def _screen(self) -> str:
         lines = self._cmd("capture-pane", "-p", "-t", self._pane, *(["-e"] if self.ansi else []))
