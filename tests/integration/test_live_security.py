@@ -30,9 +30,11 @@ from tests.support.live import (
     keys,
     leftovers,
     live_config,
+    output_then_prompt,
     sandbox_of,
     skip_unless_live,
     skip_unless_root,
+    until,
 )
 
 pytestmark = [skip_unless_live("terminal"), skip_unless_root()]
@@ -169,8 +171,10 @@ def test_no_host_environment_reaches_any_sandboxed_process(
     mcp = McpEnvironment(config)
     try:
         terminal.start()
-        step = terminal.act(
-            keys(("env | grep -c AWP_; cat /proc/self/environ | grep -c AWP\n", 0.5))
+        step = until(
+            terminal,
+            keys(("env | grep -c AWP_; grep -c AWP /proc/self/environ\n", 0.5)),
+            output_then_prompt("environ\n"),
         )
         assert step.observation.splitlines()[-3:-1] == ["0", "0"]
         uids = [sandbox_of(terminal)[0]]

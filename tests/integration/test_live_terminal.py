@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from backend.envs.live.base import live_kind
+from backend.envs.live.base import LiveStep, live_kind
+from backend.envs.live.procs import processes
 from backend.envs.live.terminal import TerminalEnvironment
 from backend.errors import BadActionError, LiveEnvironmentError, UnknownNameError
-from tests.support.live import keys, leftovers, live_config, sandbox_of, skip_unless_live
+from tests.support.live import (
+    PROMPT,
+    keys,
+    leftovers,
+    live_config,
+    output_then_prompt,
+    sandbox_of,
+    skip_unless_live,
+    until,
+)
 
 pytestmark = skip_unless_live("terminal")
 
@@ -23,6 +35,11 @@ def terminal(tmp_path: Path) -> Iterator[TerminalEnvironment]:
     env.close()
 
 
+def until_ended(terminal: TerminalEnvironment, first: str = keys(("", 0.2))) -> LiveStep:
+    """Act until the shell's end shows (tmux learns of it a moment after the kernel)."""
+    return until(terminal, first, lambda step: step.done)
+
+
 def test_start_shows_a_prompt(terminal: TerminalEnvironment) -> None:
     screen = terminal.start()
     assert screen == "user@sandbox:~$"
@@ -30,7 +47,7 @@ def test_start_shows_a_prompt(terminal: TerminalEnvironment) -> None:
 
 def test_echo_shows_command_and_output(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    step = terminal.act(keys(("echo hello\n", 0.5)))
+    step = until(terminal, keys(("echo hello\n", 0.3)), output_then_prompt("hello\n"))
     assert step.observation.splitlines() == [
         "user@sandbox:~$ echo hello",
         "hello",
@@ -42,24 +59,28 @@ def test_echo_shows_command_and_output(terminal: TerminalEnvironment) -> None:
 
 def test_ctrl_c_interrupts_a_long_command(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    running = terminal.act(keys(("sleep 100\n", 0.3)))
-    assert running.observation.splitlines()[-1] == "user@sandbox:~$ sleep 100"  # no prompt yet
-    stopped = terminal.act(keys(("C-c", 0.3)))
+    running = until(terminal, keys(("sleep 100\n", 0.3)), lambda s: "sleep 100" in s.observation)
+    assert running.observation.splitlines()[-1] == f"{PROMPT} sleep 100"  # no prompt yet
+    stopped = until(terminal, keys(("C-c", 0.3)), output_then_prompt("^C\n"))
     assert stopped.observation.splitlines()[-2:] == ["^C", "user@sandbox:~$"]
 
 
 def test_keys_without_newline_are_typed_but_not_run(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    typed = terminal.act(keys(("echo later", 0.2)))
-    assert typed.observation == "user@sandbox:~$ echo later"
-    ran = terminal.act(keys(("Enter", 0.3)))
+    typed = until(terminal, keys(("echo later", 0.2)), lambda s: "later" in s.observation)
+    assert typed.observation == f"{PROMPT} echo later"
+    ran = until(terminal, keys(("Enter", 0.3)), lambda s: len(s.observation.splitlines()) > 2)
     assert ran.observation.splitlines()[-2:] == ["later", "user@sandbox:~$"]
 
 
 def test_state_persists_between_actions(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    terminal.act(keys(("mkdir work && cd work && export GREETING=hi\n", 0.3)))
-    step = terminal.act(keys(("echo $GREETING; pwd\n", 0.3)))
+    until(
+        terminal,
+        keys(("mkdir work && cd work && export GREETING=hi\n", 0.3)),
+        output_then_prompt("work$"),
+    )
+    step = until(terminal, keys(("echo $GREETING; pwd\n", 0.3)), output_then_prompt("/work\n"))
     assert step.observation.splitlines()[-3:] == ["hi", "/home/user/work", "user@sandbox:~/work$"]
 
 
@@ -80,7 +101,11 @@ def test_ansi_colours_are_kept_when_asked(tmp_path: Path) -> None:
     env = TerminalEnvironment(live_config(tmp_path), ansi=True)
     try:
         env.start()
-        step = env.act(keys(("printf '\\033[31mred\\033[0m\\n'\n", 0.4)))
+        step = until(
+            env,
+            keys(("printf '\\033[31mred\\033[0m\\n'\n", 0.4)),
+            output_then_prompt("\x1b[31mred\n"),
+        )
         assert "\x1b[31mred" in step.observation
     finally:
         env.close()
@@ -88,8 +113,7 @@ def test_ansi_colours_are_kept_when_asked(tmp_path: Path) -> None:
 
 def test_exit_ends_the_episode_and_says_why(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    step = terminal.act(keys(("exit 3\n", 0.5)))
-    assert step.done
+    step = until_ended(terminal, keys(("exit 3\n", 0.3)))
     assert step.info["ended"] == "the shell exited with status 3"
     with pytest.raises(LiveEnvironmentError, match="exited with status 3"):
         terminal.observe()
@@ -99,28 +123,35 @@ def test_exit_ends_the_episode_and_says_why(terminal: TerminalEnvironment) -> No
 
 def test_killed_shell_names_the_signal(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    step = terminal.act(keys(("kill -KILL $$\n", 0.5)))
+    uid, _ = sandbox_of(terminal)
+    shell = next(p for p in processes(uid) if p.namespace_init)  # bash is the namespace's init
+    os.kill(shell.pid, signal.SIGKILL)  # as a limit would
+    step = until_ended(terminal)
     assert step.info["ended"].startswith("the shell was killed by SIGKILL")
 
 
 def test_project_task_has_a_git_repository(terminal: TerminalEnvironment) -> None:
     terminal.start("project")
-    step = terminal.act(keys(("cd project && git log --oneline | wc -l && ls\n", 0.5)))
+    step = until(
+        terminal,
+        keys(("cd project && git log --oneline | wc -l && ls\n", 0.5)),
+        output_then_prompt("wordfreq\n"),
+    )
     assert "README.md  pyproject.toml  tests  wordfreq" in step.observation
     assert terminal.prompt_context().task
 
 
 def test_start_again_gives_a_fresh_shell(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    terminal.act(keys(("touch leftover\n", 0.3)))
+    until(terminal, keys(("touch leftover\n", 0.3)), output_then_prompt("leftover\n"))
     terminal.start()
-    step = terminal.act(keys(("ls -A | wc -l\n", 0.3)))
+    step = until(terminal, keys(("ls -A | wc -l\n", 0.3)), output_then_prompt("wc -l\n"))
     assert step.observation.splitlines()[-2] == "0"
 
 
 def test_close_leaves_nothing(terminal: TerminalEnvironment) -> None:
     terminal.start()
-    terminal.act(keys(("sleep 300 & sleep 300 &\n", 0.3)))
+    until(terminal, keys(("sleep 300 & sleep 300 &\n", 0.3)), output_then_prompt("[2]"))
     uid, folder = sandbox_of(terminal)
     terminal.close()
     assert leftovers(uid, folder) == []

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from backend.envs.live.base import LiveConfig, LiveEnvironment, live_kind
+from backend.envs.live.base import LiveConfig, LiveEnvironment, LiveStep, live_kind
 from backend.envs.live.host import Privilege, host_mode
 from backend.envs.live.procs import processes
 
@@ -50,6 +51,24 @@ def live_config(tmp_path: Path, **limits: object) -> LiveConfig:
 def keys(*batches: tuple[str, float]) -> str:
     """A terminal action from (keystrokes, duration) pairs."""
     return json.dumps([{"keystrokes": k, "duration": d} for k, d in batches])
+
+
+PROMPT = "user@sandbox:~$"
+
+
+def until(terminal: LiveEnvironment, action: str, shown: Callable[[LiveStep], bool]) -> LiveStep:
+    """Act, then wait in 0.2 s steps until `shown` holds (a busy machine may need more time)."""
+    step = terminal.act(action)
+    for _ in range(50):
+        if shown(step):
+            return step
+        step = terminal.act(keys(("", 0.2)))
+    raise AssertionError(f"never shown; the screen is:\n{step.observation}")
+
+
+def output_then_prompt(text: str) -> Callable[[LiveStep], bool]:
+    """The screen shows `text` and the shell is back at its prompt."""
+    return lambda step: text in step.observation and step.observation.endswith("$")
 
 
 def call(name: str, **arguments: object) -> str:
