@@ -8,13 +8,14 @@ keeps there), and the command prefix that runs a program inside:
     capabilities, no-new-privs)  ->  bwrap (all namespaces new, no network, read-only system)
 
 Inside, the program sees `/usr`, `/etc` (with our own passwd, group, hosts and bashrc) and this
-app's Python read-only, `/usr/local` hidden, private `/dev`, `/proc`, sized `/tmp` and `/dev/shm`,
-and its home `/home/user`; then `/` and `/dev` are remounted read-only, since bwrap's own are
-writable, unbounded tmpfs otherwise. The host's environment variables never reach it. The
-program is the first process of its pid namespace (`--as-pid-1`): bwrap's own reaper would report
-the exit and leave itself an orphan for the host's PID 1 to reap; without it, bwrap waits for the
-program and is reaped by whoever started it. `close` stops every process, unmounts and removes
-the scratch folder; it is safe to call twice.
+app's Python read-only, `/usr/local` hidden, private `/dev` and `/proc`, and three folders of the
+scratch space: its home `/home/user`, `/tmp` and `/dev/shm` (they count against the session's
+tmpfs and persist from one call to the next, as in a container). Then `/` and `/dev` are
+remounted read-only: bwrap's own are writable, unbounded tmpfs otherwise. The host's environment
+variables never reach it. The program is the first process of its pid namespace (`--as-pid-1`):
+bwrap's own reaper would report the exit and leave itself an orphan for the host's PID 1 to reap;
+without it, bwrap waits for the program and is reaped by whoever started it. `close` stops every
+process, unmounts and removes the scratch folder; it is safe to call twice.
 """
 
 from __future__ import annotations
@@ -127,7 +128,6 @@ class Sandbox(Scratch):
                 cannot push keys into a terminal it inherited.
         """
         folder = self._require_folder()
-        limit_tmp = min(self.config.disk_mb, 512) * MIB
         variables = {
             "HOME": HOME,
             "USER": USER,
@@ -155,9 +155,8 @@ class Sandbox(Scratch):
         for name in ETC:
             args += ["--ro-bind", str(folder / "etc" / name), f"/etc/{name}"]
         args += ["--dev", "/dev", "--proc", "/proc"]
-        args += ["--perms", "1777", "--size", str(limit_tmp), "--tmpfs", "/tmp"]
-        args += ["--perms", "1777", "--size", str(64 * MIB), "--tmpfs", "/dev/shm"]
-        args += ["--bind", str(self.home), HOME]
+        args += ["--bind", str(self.home), HOME, "--bind", str(folder / "tmp"), "/tmp"]
+        args += ["--bind", str(folder / "shm"), "/dev/shm"]
         for path, view in self._views.items():
             args += ["--ro-bind", str(view), str(path)]
         for source, target in (binds or {}).items():

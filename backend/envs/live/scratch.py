@@ -159,6 +159,8 @@ class Scratch:
             (etc / name).write_text(text)
         (folder / "empty").mkdir(mode=0o755)
         self.private_dir("home")
+        for shared in ("tmp", "shm"):
+            self.private_dir(shared).chmod(0o1777)
         for index, path in enumerate(self.read_only):
             self._views[path] = self._view(path, folder / "ro" / str(index))
 
