@@ -67,6 +67,7 @@ def test_time_server_returns_json(mcp: McpEnvironment) -> None:
 @_needs("time")
 def test_tool_definitions_feed_the_domain_validator(mcp: McpEnvironment) -> None:
     mcp.start("time")
+    assert mcp.version.split("; ")[1].startswith("mcp-server-time 20")
     ctx = mcp.prompt_context()
     assert ctx.tools and all("inputSchema" in tool for tool in ctx.tools)
     assert "Tokyo" in (ctx.task or "")

@@ -125,15 +125,10 @@ class McpEnvironment:
     @property
     def version(self) -> str:
         """The SDK, the servers of the current task and the sandbox, with versions."""
-        parts = [f"mcp {_package_version('mcp')}"]
-        for server in self._set.servers:
-            if server.node:
-                parts += [f"{server.name} (npm)", version("node")]
-            else:
-                parts.append(
-                    f"mcp-server-{server.name} {_package_version('mcp-server-' + server.name)}"
-                )
-        return "; ".join([*dict.fromkeys(parts), version("bwrap", "bubblewrap")])
+        parts = [f"mcp {_package_version('mcp')}", *(s.version() for s in self._set.servers)]
+        if any(server.node for server in self._set.servers):
+            parts.append(version("node"))
+        return "; ".join([*parts, version("bwrap", "bubblewrap")])
 
     def start(self, task: str | None = None) -> str:
         """Start the task's servers in a fresh sandbox; returns the list of their tools."""

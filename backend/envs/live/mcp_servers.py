@@ -10,9 +10,11 @@ graph server, its file in the home).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from backend.envs.live.base import LiveTask
@@ -39,16 +41,30 @@ class Server:
         name: short name, used in messages and logs.
         argv: the command line inside the sandbox.
         env: variables besides the sandbox's own minimal environment.
+        package: the PyPI or npm package it comes from.
         needs: says what is missing on the host to start it ("" when nothing).
         node: a node program: it gets NODE_ADDRESS_SPACE_MB of address space, and its heap
             is capped at the sandbox's memory limit instead.
     """
 
     name: str
+    package: str
     argv: Callable[[], list[str]]
     env: dict[str, str] = field(default_factory=dict)
     needs: Callable[[], str] = lambda: ""
     node: bool = False
+
+    def version(self) -> str:
+        """`package version` from the installed PyPI or npm package."""
+        try:
+            if self.node:
+                manifest = node_packages() / "node_modules" / self.package / "package.json"
+                found = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+            else:
+                found = metadata.version(self.package)
+        except (OSError, ValueError, KeyError, metadata.PackageNotFoundError):
+            found = "(absent)"
+        return f"{self.package} {found}"
 
     def environment(self, memory_mb: int) -> dict[str, str]:
         """Its variables, with node's heap capped at `memory_mb`."""
@@ -130,22 +146,26 @@ def _quoted(text: str) -> str:
 
 TIME = Server(
     "time",
+    "mcp-server-time",
     lambda: [python_executable(), "-m", "mcp_server_time", "--local-timezone", "UTC"],
     needs=_python_module("mcp_server_time", "mcp-server-time"),
 )
 GIT = Server(
     "git",
+    "mcp-server-git",
     lambda: [python_executable(), "-m", "mcp_server_git", "--repository", f"{HOME}/repo"],
     needs=_python_module("mcp_server_git", "mcp-server-git"),
 )
 FILESYSTEM = Server(
     "filesystem",
+    f"{_NPM}/server-filesystem",
     lambda: ["node", str(_npm_entry("server-filesystem")), f"{HOME}/files"],
     needs=_npm_server("server-filesystem"),
     node=True,
 )
 MEMORY = Server(
     "memory",
+    f"{_NPM}/server-memory",
     lambda: ["node", str(_npm_entry("server-memory"))],
     env={"MEMORY_FILE_PATH": f"{HOME}/memory.jsonl"},
     needs=_npm_server("server-memory"),

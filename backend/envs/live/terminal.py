@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from backend.domains.base import PromptContext
@@ -29,7 +30,12 @@ if TYPE_CHECKING:
     from libtmux import Server
 
 WIDTH, HEIGHT = 160, 40
-TERM = "tmux-256color"
+# tmux's own terminal type where the host has its terminfo (ncurses-base), else the classic one.
+_TERMINFO = ("/usr/share/terminfo", "/lib/terminfo")
+TERM = next(
+    (n for n in ("tmux-256color", "screen") if any(Path(b, n[0], n).exists() for b in _TERMINFO)),
+    "screen",
+)
 START_TIMEOUT_S = 10.0
 _DEAD_LINE = "Pane is dead ("
 _TMUX_CONF = f"""set -g status off
