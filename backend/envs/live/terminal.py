@@ -22,6 +22,7 @@ from backend.domains.base import PromptContext
 from backend.domains.terminal import validate
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
 from backend.envs.live.host import HOST_PATH, missing_sandbox, require, version
+from backend.envs.live.procs import stop_trees
 from backend.envs.live.repos import copy_repo, task_repos
 from backend.envs.live.sandbox import HOME, Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
@@ -37,6 +38,7 @@ TERM = next(
     "screen",
 )
 START_TIMEOUT_S = 10.0
+STATUS_WAIT_S = 5.0
 _DEAD_LINE = "Pane is dead ("
 _TMUX_CONF = f"""set -g status off
 set -g history-limit 2000
@@ -70,7 +72,7 @@ def _reason(status: str, signum: str) -> str:
             "SIGXFSZ": " (the file-size limit)",
         }.get(name, "")
         return f"the shell was killed by {name}{cause}"
-    return f"the shell exited with status {status or '?'}"
+    return f"the shell exited with status {status}"
 
 
 class TerminalEnvironment:
@@ -198,19 +200,25 @@ class TerminalEnvironment:
     def _dead(self) -> str:
         """Why the shell is gone ("" while it runs).
 
-        tmux may see the pane's terminal close a moment before it learns the exit status; the
-        status is waited for briefly so that the reason is never a guess.
+        tmux sees the pane's terminal close before it learns the exit status, and tmux 3.3a
+        now and then misses the SIGCHLD of the pane's process (about one exit in ten here, the
+        process then stays a zombie); a SIGCHLD sent to the server makes it reap and record
+        the status, so the reason is never a guess.
         """
         fields = "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"
-        for _ in range(100):
+        deadline = time.monotonic() + STATUS_WAIT_S
+        while True:
             line = self._cmd("display-message", "-p", "-t", self._pane, fields)
             dead, status, signum = (line[0] if line else "1||").split("|")
             if dead != "1":
                 return ""
             if status or signum:
-                break
-            time.sleep(0.01)
-        return _reason(status, signum)
+                return _reason(status, signum)
+            if time.monotonic() > deadline:
+                return "the shell ended (tmux did not report how)"
+            if self._server is not None:
+                os.kill(self._server.pid, signal.SIGCHLD)
+            time.sleep(0.02)
 
     def _screen(self) -> str:
         lines = self._cmd("capture-pane", "-p", "-t", self._pane, *(["-e"] if self.ansi else []))
@@ -263,11 +271,28 @@ class TerminalEnvironment:
         """The task text (terminal prompts carry no tool definitions)."""
         return PromptContext(task=self._task.goal or None)
 
+    def _stop_shell(self) -> None:
+        """Kill the shell's namespace and see tmux reap the pane's process before tmux goes.
+
+        Killed first, tmux would leave that process to the host's PID 1 (see `_dead` for the
+        SIGCHLD tmux sometimes misses).
+        """
+        if self._server is None or self._tmux is None:
+            return
+        panes = self._tmux.cmd("list-panes", "-a", "-F", "#{pane_pid}").stdout
+        pids = [int(pid) for pid in panes if pid.isdigit()]
+        stop_trees(pids)
+        deadline = time.monotonic() + STATUS_WAIT_S
+        while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
+            os.kill(self._server.pid, signal.SIGCHLD)
+            time.sleep(0.01)
+
     def close(self) -> None:
         """Stop the shell, the tmux server and the sandbox; remove every file."""
         if self._sandbox is not None:
             keep = [self._server.pid] if self._server is not None else []
-            self._sandbox.stop(keep=keep)  # the pane's namespace first, so tmux reaps it
+            self._stop_shell()
+            self._sandbox.stop(keep=keep)
         if self._server is not None:
             self._server.kill()
             self._server.wait()
