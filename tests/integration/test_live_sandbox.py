@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from backend.envs.live import host
 from backend.envs.live.base import LIVE, live_kind
+from backend.envs.live.procs import processes
 from backend.envs.live.sandbox import Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
 from tests.support.live import leftovers, live_config, skip_unless_live, skip_unless_root
@@ -93,6 +95,10 @@ def test_a_crashed_sessions_leftovers_are_reclaimed(tmp_path: Path, opened: list
     assert crashed.folder is not None and crashed._lease is not None
     folder, uid = crashed.folder, crashed.uid
     sleeper = subprocess.Popen(crashed.command(["sleep", "300"]), env={"PATH": host.HOST_PATH})
+    for _ in range(500):  # until the sleeper runs in its namespace, as a crash would leave it
+        if any(p.namespace_init for p in processes(uid)):
+            break
+        time.sleep(0.02)
     crashed._lease.release()  # what a crash does: the lock goes with the process
     reaper = threading.Thread(target=sleeper.wait)  # as the host's init would, once orphaned
     reaper.start()

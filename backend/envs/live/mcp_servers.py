@@ -19,13 +19,14 @@ from pathlib import Path
 
 from backend.envs.live.base import LiveTask
 from backend.envs.live.host import missing_programs
-from backend.envs.live.repos import copy_repo, task_repos
+from backend.envs.live.repos import commit_repo, git_commit
 from backend.envs.live.runtime import node_packages, python_executable
 from backend.envs.live.sandbox import HOME, Sandbox
 from backend.errors import LiveEnvironmentError
 
 _NPM = "@modelcontextprotocol"
 NODE_ADDRESS_SPACE_MB = 4096
+_ADA = ("Ada Lovelace", "ada@example.com")
 FILES = {
     "notes/todo.txt": "- renew the passport\n- call the plumber about the kitchen sink\n",
     "notes/ideas.md": "# Ideas\n\n* a bird feeder camera\n* learn to bake sourdough\n",
@@ -109,26 +110,27 @@ def _npm_server(package: str) -> Callable[[], str]:
     return needs
 
 
-def _run(sandbox: Sandbox, script: str, cwd: str, timeout_s: float) -> None:
-    done = sandbox.run(["bash", "-c", script], timeout_s=timeout_s, cwd=cwd)
-    if done.exit_code != 0:
-        raise LiveEnvironmentError(f"Could not prepare the task's files: {done.output.strip()}")
-
-
 def _git_repo(sandbox: Sandbox, timeout_s: float) -> None:
     """~/repo: two commits of the intervals project, then an uncommitted fix."""
     repo = sandbox.home / "repo"
     repo.mkdir(mode=0o755)
     os.chown(repo, sandbox.uid, sandbox.uid)
-    copy_repo(task_repos()["intervals"].files, repo, sandbox.uid)
-    commit = "git -c user.name='Ada Lovelace' -c user.email=ada@example.com commit -q"
-    script = (
-        f"git init -q -b main && git add -A && {commit} -m 'Add interval merging' && "
-        f"printf '\\nRun the tests with `python -m pytest`.\\n' >> README.md && "
+    commit = git_commit(_ADA)
+    more = (
+        "printf '\\nRun the tests with `python -m pytest`.\\n' >> README.md && "
         f"{commit} -am 'Say how to run the tests' && "
         "sed -i 's/start < merged/start <= merged/' intervals/merge.py"
     )
-    _run(sandbox, script, f"{HOME}/repo", timeout_s)
+    commit_repo(
+        sandbox,
+        "intervals",
+        repo,
+        f"{HOME}/repo",
+        timeout_s=timeout_s,
+        message="Add interval merging",
+        author=_ADA,
+        then=more,
+    )
 
 
 def _files(sandbox: Sandbox, timeout_s: float) -> None:
@@ -137,7 +139,9 @@ def _files(sandbox: Sandbox, timeout_s: float) -> None:
         f"mkdir -p files/{Path(path).parent} && printf %s {_quoted(text)} > files/{path}"
         for path, text in FILES.items()
     )
-    _run(sandbox, script, HOME, timeout_s)
+    done = sandbox.run(["bash", "-c", script], timeout_s=timeout_s, cwd=HOME)
+    if done.exit_code != 0:
+        raise LiveEnvironmentError(f"Could not write the task's files: {done.output.strip()}")
 
 
 def _quoted(text: str) -> str:

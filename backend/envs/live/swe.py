@@ -20,7 +20,7 @@ from backend.domains.base import PromptContext
 from backend.domains.tools import parse_tool_call, validate_tool_call
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
 from backend.envs.live.host import missing_sandbox, version
-from backend.envs.live.repos import TEST_COMMAND, TaskRepo, copy_repo, task_repos
+from backend.envs.live.repos import TEST_COMMAND, TaskRepo, commit_repo, task_repos
 from backend.envs.live.runtime import python_executable
 from backend.envs.live.sandbox import RunResult, Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
@@ -28,7 +28,6 @@ from backend.errors import LiveEnvironmentError, UnknownNameError
 WORKSPACE = "/testbed"
 EDITOR_STATE = "/var/lib/str_replace_editor"
 DEFAULT_TASK = "wordfreq"
-_COMMIT = "git -c user.name=playground -c user.email=playground@localhost commit -q"
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -130,14 +129,16 @@ class SweEnvironment:
         sandbox = Sandbox(self.config).open()
         self._sandbox, self._repo = sandbox, repos[name]
         try:
-            copy_repo(repos[name].files, sandbox.private_dir("testbed"), sandbox.uid)
+            testbed = sandbox.private_dir("testbed")
             sandbox.private_dir("editor")
-            made = self._shell(
-                f"git init -q && git add -A && {_COMMIT} -m 'Initial commit' && git rev-parse HEAD"
+            self._base = commit_repo(
+                sandbox,
+                name,
+                testbed,
+                WORKSPACE,
+                timeout_s=self.config.action_timeout_s,
+                binds={testbed: WORKSPACE},
             )
-            if made.exit_code != 0:
-                raise LiveEnvironmentError(f"Could not set up the repository: {made.output}")
-            self._base = made.output.split()[-1]
         except BaseException:
             self.close()
             raise

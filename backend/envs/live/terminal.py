@@ -23,7 +23,7 @@ from backend.domains.terminal import validate
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
 from backend.envs.live.host import HOST_PATH, missing_sandbox, require, version
 from backend.envs.live.procs import stop_trees
-from backend.envs.live.repos import copy_repo, task_repos
+from backend.envs.live.repos import commit_repo
 from backend.envs.live.sandbox import HOME, Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
 
@@ -123,15 +123,8 @@ class TerminalEnvironment:
         project = sandbox.home / "project"
         project.mkdir(mode=0o755)
         os.chown(project, sandbox.uid, sandbox.uid)
-        copy_repo(task_repos()["wordfreq"].files, project, sandbox.uid)
-        git = "git -c user.name=user -c user.email=user@sandbox"
-        done = sandbox.run(
-            ["bash", "-c", f"git init -q && git add -A && {git} commit -qm 'Initial commit'"],
-            timeout_s=self.config.action_timeout_s,
-            cwd=f"{HOME}/project",
-        )
-        if done.exit_code != 0:
-            raise LiveEnvironmentError(f"Could not set up ~/project: {done.output}")
+        inside = f"{HOME}/project"
+        commit_repo(sandbox, "wordfreq", project, inside, timeout_s=self.config.action_timeout_s)
 
     def _start_tmux(self, sandbox: Sandbox) -> None:
         assert sandbox.folder is not None
