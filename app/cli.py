@@ -13,6 +13,7 @@ from backend.errors import AWPError
 COMMAND_MODULES = (
     "app.commands.simulate",
     "app.commands.sessions",
+    "app.commands.live",
     "app.commands.data",
     "app.commands.model",
     "app.commands.bench",

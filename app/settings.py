@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.engines.base import EngineConfig
+from backend.envs.live.base import LiveConfig
 from backend.types import HistoryMode, SamplingParams
 
 
@@ -81,6 +82,26 @@ class Settings(BaseSettings):
         description="Role of people who are not logged in: admin suits a personal machine, "
         "annotator a public Space.",
     )
+    live_enabled: bool = Field(
+        default=True,
+        description="Offer live environments (terminal, swe, mcp, web) where this machine can run "
+        "them.",
+    )
+    live_max: int = Field(
+        default=8, ge=1, description="Live environments running at once, all users together."
+    )
+    live_idle_timeout_s: float = Field(
+        default=900.0, gt=0, description="A live environment unused this long is closed."
+    )
+    live_memory_mb: int = Field(
+        default=1024, ge=64, description="Address-space limit of a live sandbox's processes."
+    )
+    live_disk_mb: int = Field(
+        default=256, ge=16, description="Disk (tmpfs) a live sandbox may fill, all files together."
+    )
+    live_action_timeout_s: float = Field(
+        default=60.0, gt=0, description="Longest a live action may run before it is stopped."
+    )
     hf_login: bool | None = Field(
         default=None,
         description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",
@@ -109,6 +130,15 @@ class Settings(BaseSettings):
             top_k=self.top_k,
             max_new_tokens=self.max_new_tokens,
             seed=self.seed,
+        )
+
+    def live_config(self) -> LiveConfig:
+        """Limits and the work folder of live environments."""
+        return LiveConfig(
+            work_dir=self.data_dir / "live",
+            memory_mb=self.live_memory_mb,
+            disk_mb=self.live_disk_mb,
+            action_timeout_s=self.live_action_timeout_s,
         )
 
     def resolved_database_url(self) -> str:

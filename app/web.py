@@ -18,6 +18,7 @@ from app.settings import Settings
 from backend.data.bundled import load_bundled
 from backend.engines import load_builtin_engines
 from backend.engines.base import ENGINES
+from backend.envs.live.pool import LivePool
 from backend.export.records import ExportContext
 from storage.annotations import (
     AnnotationQueue,
@@ -91,7 +92,15 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         identify=auth.identify,
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,
+        live=live_pool(settings),
     )
+
+
+def live_pool(settings: Settings) -> LivePool | None:
+    """The live environments browser sessions may start (None when switched off)."""
+    if not settings.live_enabled:
+        return None
+    return LivePool(settings.live_config(), settings.live_max, settings.live_idle_timeout_s)
 
 
 def build_app(settings: Settings, auth: Auth | None = None) -> gr.Blocks:

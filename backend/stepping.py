@@ -9,26 +9,40 @@ its scores, and the session it belongs to, created only when its first step comm
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
-from backend.errors import BadInputError
+from backend.errors import BadInputError, LiveEnvironmentError
 from backend.history import state_before
 from backend.recording import Recorder, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.simulate import Simulator
+from backend.simulate import Simulator, canonical
 from backend.types import Prediction, SimRequest, StreamChunk, Turn
+
+Reality = Callable[[str], str]
+"""Runs a canonical action in a live environment and returns the real observation after it."""
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class StepOutcome:
-    """A stored step: the prediction, its scores (headline first) and where it was stored."""
+    """A stored step, with everything the edges show about it.
 
+    Attributes:
+        request: the request it answered, its reference the truth (a live one included).
+        prediction: the prediction, with its canonical action and exact messages.
+        scores: its metrics against the truth, headline first.
+        record: where it was stored.
+        live_error: why a live environment failed, if it did (the step is then unscored).
+    """
+
+    request: SimRequest
     prediction: Prediction
     scores: list[MetricResult]
     record: StepRecord
+    live_error: str = ""
 
     @property
     def session_id(self) -> int:
@@ -98,7 +112,7 @@ def record_prediction(
         params=request.params,
         history_mode=request.history_mode,
     )
-    return StepOutcome(prediction, scores, recorder.record(target, step, prefix))
+    return StepOutcome(request, prediction, scores, recorder.record(target, step, prefix))
 
 
 def run_step(
@@ -107,17 +121,55 @@ def run_step(
     target: SessionTarget,
     request: SimRequest,
     prefix: Sequence[Turn] = (),
+    live: Reality | None = None,
 ) -> Iterator[StreamChunk | StepOutcome]:
     """Stream a prediction, then score and store it; the stored outcome comes last.
 
     Nothing is stored when the action is refused or the engine fails.
 
+    Args:
+        simulator: the world model.
+        recorder: where steps are stored.
+        target: a stored session's id, or a session to create with this step.
+        request: the step (its reference, when known before the step, is the truth).
+        prefix: earlier turns the session does not hold yet (a recorded start).
+        live: runs the action for real, while the model predicts (first, for an engine that
+            answers with the truth, the oracle); its observation is the step's reference, origin
+            `live`. If the live environment fails, the prediction is still stored, unscored,
+            and the outcome says why in `live_error`.
+
     Raises:
         BadActionError: the action does not follow the domain's format (nothing is sent).
         EngineUnavailableError, EngineRequestError: the engine failed.
     """
-    for item in simulator.stream(request):
-        if isinstance(item, Prediction):
-            yield record_prediction(recorder, target, request, item, prefix)
-        else:
-            yield item
+    if live is None:
+        for item in simulator.stream(request):
+            if isinstance(item, Prediction):
+                yield record_prediction(recorder, target, request, item, prefix)
+            else:
+                yield item
+        return
+    request = canonical(request)
+    if getattr(simulator.engine, "answers_with_reference", False):
+        yield from run_step(simulator, recorder, target, observed(request, live), prefix)
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="awp-live") as pool:
+        pending = pool.submit(observed, request, live)
+        for item in simulator.stream(request):
+            if not isinstance(item, Prediction):
+                yield item
+                continue
+            try:
+                settled = pending.result()
+            except LiveEnvironmentError as exc:
+                outcome = record_prediction(recorder, target, request, item, prefix)
+                yield replace(outcome, live_error=str(exc))
+                return
+            yield record_prediction(recorder, target, settled, item, prefix)
+
+
+def observed(request: SimRequest, live: Reality) -> SimRequest:
+    """The request with the live environment's observation after its action as the truth."""
+    return request.model_copy(
+        update={"reference": live(request.action), "reference_origin": "live"}
+    )

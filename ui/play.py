@@ -9,12 +9,13 @@ engine settings) and runs `backend.stepping.run_step`, which streams, scores and
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
-from backend.errors import BadInputError, EngineRequestError
+from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
 from backend.recording import NewSession, SessionTarget
-from backend.stepping import StepOutcome, run_step
+from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import SimRequest, Turn
 from storage.models import SessionKind
 from ui.services import EngineChoice, Services
@@ -99,20 +100,71 @@ class Playground:
             )
             engine.prepare()
         target, prefix, notice = self._target(session, choice, owner)
-        index = len(session.steps) + 1
-        text, reasoning = "", ""
-        outcome: StepOutcome | None = None
-        yield Partial(request, index, text, reasoning)
-        for item in run_step(simulator, self.services.sessions, target, request, prefix):
-            if isinstance(item, StepOutcome):
-                outcome = item
-                continue
-            text += item.content_delta
-            reasoning += item.reasoning_delta
+        with self._reality(session) as (live, replayed):
+            notice = " ".join(filter(None, [replayed, notice]))
+            index = len(session.steps) + 1
+            text, reasoning = "", ""
+            outcome: StepOutcome | None = None
             yield Partial(request, index, text, reasoning)
+            steps = run_step(simulator, self.services.sessions, target, request, prefix, live)
+            for item in steps:
+                if isinstance(item, StepOutcome):
+                    outcome = item
+                    continue
+                text += item.content_delta
+                reasoning += item.reasoning_delta
+                yield Partial(request, index, text, reasoning)
         if outcome is None:
             raise EngineRequestError("The engine ended its stream without a prediction.")
-        yield Done(self._after(session, request, outcome, choice, notice))
+        if outcome.live_error:
+            notice = (
+                f"The live environment failed ({outcome.live_error}); the step is stored "
+                f"without a real state. {notice}"
+            )
+        yield Done(self._after(session, outcome, choice, notice))
+
+    def start_live(self, domain: str, task: str | None, owner: str) -> PlaySession:
+        """A new session whose real states come from a live environment started at `task`.
+
+        Raises:
+            LiveEnvironmentError: live environments are off, all busy, or this one cannot run.
+            UnknownNameError: no such task.
+        """
+        pool = self.services.live
+        if pool is None:
+            raise LiveEnvironmentError("Live environments are switched off on this server.")
+        handle, run = pool.open(owner, domain, task or None)
+        trajectory = run.trajectory()
+        self.services.trajectories.upsert(trajectory)
+        notice = f"Live {domain} environment started at task {run.task}: {run.env.version}."
+        return PlaySession(domain, trajectory, run.initial_state or None, live=handle,
+                           notice=notice)  # fmt: skip
+
+    @contextmanager
+    def _reality(self, session: PlaySession) -> Iterator[tuple[Reality | None, str]]:
+        """The live environment a step runs its action in (None off live), held for the step.
+
+        A live environment that took other actions than the session's kept steps (after a
+        rewind or branch, or a failed step) first replays the kept ones from its task's start.
+        After the step, the run's trajectory is stored again with the new turn.
+        """
+        if session.live is None:
+            yield None, ""
+            return
+        pool = self.services.live
+        if pool is None:
+            raise LiveEnvironmentError("Live environments are switched off on this server.")
+        run, lock = pool.use(session.live)
+        with lock:
+            kept = [step.action for step in session.steps]
+            replayed = ""
+            if [turn.action for turn in run.turns] != kept:
+                run.replay(kept)
+                replayed = f"Replayed the {len(kept)} kept actions in the live environment."
+            try:
+                yield (lambda action: run.act(action).observation), replayed
+            finally:
+                self.services.trajectories.upsert(run.trajectory())
 
     def _target(
         self, session: PlaySession, choice: EngineChoice, owner: str
@@ -152,14 +204,10 @@ class Playground:
         return branch, [], f"{note} after its step {at}; #{session.session_id} stays as it was."
 
     def _after(
-        self,
-        session: PlaySession,
-        request: SimRequest,
-        outcome: StepOutcome,
-        choice: EngineChoice,
-        notice: str,
+        self, session: PlaySession, outcome: StepOutcome, choice: EngineChoice, notice: str
     ) -> PlaySession:
         """The session with the stored step appended."""
+        request = outcome.request
         step = PlayStep(
             outcome.prediction.action,
             request.reference,

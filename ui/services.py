@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from backend.engines.base import Engine
+from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
 from backend.simulate import Simulator
@@ -136,6 +137,7 @@ class Services:
         identify: the user behind a request.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
+        live: the live environments lent to browser sessions (None when switched off).
     """
 
     simulator: SimulatorFactory
@@ -155,6 +157,7 @@ class Services:
     identify: Identify
     simulate_concurrency: int = 1
     hf_login: bool = False
+    live: LivePool | None = None
 
     def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
         """The engine panel's choice, checked against what `user` may change.

@@ -77,6 +77,8 @@ class PlaySession:
         stored_steps: how many steps the stored session holds (more than `steps` after a rewind).
         fork: the next step starts a new session branching from this one (the Branch button).
         notice: a message about the session for the person (a branch, a clamp, a stop).
+        live: the handle of the live environment the real states come from (the trajectory is
+            then the live run's, stored as source `live:<domain>`).
     """
 
     domain: str
@@ -88,6 +90,7 @@ class PlaySession:
     stored_steps: int = 0
     fork: bool = False
     notice: str = ""
+    live: str | None = None
 
     @classmethod
     def from_trajectory(cls, trajectory: Trajectory, start: int) -> PlaySession:

@@ -8,15 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
+from app.commands.live import open_run, resume_run
 from app.context import AppContext
 from app.settings import Settings
 from backend.domains.base import all_domains
+from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError
 from backend.recording import NewSession, SessionTarget
-from backend.stepping import StepOutcome, run_step
+from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import HistoryMode, Prediction, PromptContext, SimRequest, Trajectory, Turn
 from storage.models import SessionKind
-from storage.sessions import SessionStore
+from storage.records import StoredSession
 
 
 def read_history(path: Path) -> tuple[list[Turn], Trajectory | None]:
@@ -86,11 +88,16 @@ def build_request(
 
 
 def prediction_json(prediction: Prediction, request: SimRequest) -> dict[str, Any]:
-    """The JSON object `awp simulate --json` prints (`messages`: exactly what the engine got)."""
+    """The JSON object `awp simulate --json` prints (`messages`: exactly what the engine got).
+
+    `reference` is the truth the prediction was scored against and `reference_source` where it
+    came from (`recorded`, or `live` when the action also ran in a live environment).
+    """
     out = prediction.model_dump(mode="json")
     out["domain"] = request.domain
     out["history_mode"] = request.history_mode.value
     out["reference"] = request.reference
+    out["reference_source"] = request.reference_origin if request.reference is not None else None
     return out
 
 
@@ -120,6 +127,13 @@ def simulate(
     session: Annotated[
         int | None, typer.Option(help="Continue this stored session (see `awp sessions list`).")
     ] = None,
+    live: Annotated[
+        bool,
+        typer.Option(help="Also run the action in a live environment: its result is the truth."),
+    ] = False,
+    task: Annotated[
+        str | None, typer.Option(help="With --live: the start state (see `awp live tasks`).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Predict the environment's next observation after one action."""
@@ -134,34 +148,78 @@ def simulate(
     }
     settings = Settings().model_copy(update=overrides)
     context = AppContext(settings)
+    run: LiveRun | None = None
     try:
         simulator = context.simulator(engine, model, base_url)
         if session is None:
             mode = history_mode or settings.history_mode
-            request = build_request(settings, domain, action, history, turn, mode, system_prompt)
-            target: SessionTarget = NewSession.for_request(request, SessionKind.CLI.value)
+            if live:
+                if history is not None or turn is not None:
+                    raise BadInputError("--live starts from the live environment's own state; "
+                                        "leave out --history and --turn.")  # fmt: skip
+                if not domain or action is None:
+                    raise BadInputError("--live needs --domain and --action.")
+                run = open_run(settings, domain, task)
+                request = live_request(settings, run, action, mode, system_prompt)
+                context.trajectories.upsert(run.trajectory())
+                base = {"base_trajectory_id": run.trajectory_id}
+            else:
+                request = build_request(settings, domain, action, history, turn, mode,
+                                        system_prompt)  # fmt: skip
+                base = {}
+            target: SessionTarget = NewSession.for_request(request, SessionKind.CLI.value, **base)
             prefix = request.history
         else:
-            request = continue_request(
-                context.sessions, session, action, history, turn, domain, history_mode
-            )
+            stored = context.sessions.load_session(session)
+            request = continue_request(stored, action, history, turn, domain, history_mode)
+            if live:
+                run = resume_run(settings, context, stored)
             target, prefix = session, []
+        reality = None if run is None else live_observation(run)
         outcome = None
-        for item in run_step(simulator, context.sessions, target, request, prefix):
+        for item in run_step(simulator, context.sessions, target, request, prefix, reality):
             if isinstance(item, StepOutcome):
                 outcome = item
             elif not as_json:
                 typer.echo(item.reasoning_delta + item.content_delta, nl=False)
+        if run is not None:
+            context.trajectories.upsert(run.trajectory())
     finally:
+        if run is not None:
+            run.close()
         context.close()
     if outcome is None:
         raise BadInputError("The engine finished without a completion.")
-    print_outcome(outcome, request, as_json)
+    print_outcome(outcome, as_json)
+
+
+def live_request(
+    settings: Settings,
+    run: LiveRun,
+    action: str,
+    mode: HistoryMode,
+    system_prompt_file: Path | None,
+) -> SimRequest:
+    """The first request of a live session: the environment's start state, task and tools."""
+    system_prompt = system_prompt_file.read_text(encoding="utf-8") if system_prompt_file else None
+    return SimRequest(
+        domain=run.domain,
+        system_prompt=system_prompt,
+        context=run.prompt_context(),
+        initial_state=run.initial_state or None,
+        action=action,
+        history_mode=mode,
+        params=settings.sampling(),
+    )
+
+
+def live_observation(run: LiveRun) -> Reality:
+    """Run an action in `run` and return the real observation after it."""
+    return lambda action: run.act(action).observation
 
 
 def continue_request(
-    sessions: SessionStore,
-    session_id: int,
+    stored: StoredSession,
     action: str | None,
     history: Path | None,
     turn: int | None,
@@ -172,13 +230,12 @@ def continue_request(
 
     Raises:
         BadInputError: no action, or options that would contradict the stored session.
-        NotFoundError: no such session.
     """
+    session_id = stored.id
     if action is None:
         raise BadInputError("Give --action to continue a session.")
     if history is not None or turn is not None:
         raise BadInputError("--session continues a stored session; leave out --history and --turn.")
-    stored = sessions.load_session(session_id)
     if domain is not None and domain != stored.domain:
         raise BadInputError(f"Session {session_id} is in the {stored.domain} domain, not {domain}.")
     if history_mode is not None and history_mode is not stored.history_mode:
@@ -189,11 +246,18 @@ def continue_request(
     return stored.request(action)
 
 
-def print_outcome(outcome: StepOutcome, request: SimRequest, as_json: bool) -> None:
+def print_outcome(outcome: StepOutcome, as_json: bool) -> None:
     """Print a stored step as one JSON object or as readable text."""
     prediction = outcome.prediction
+    if outcome.live_error:
+        typer.secho(
+            f"The live environment failed: {outcome.live_error} The prediction is stored "
+            "without a real state.",
+            fg=typer.colors.YELLOW,
+            err=True,
+        )
     if as_json:
-        out = prediction_json(prediction, request)
+        out = prediction_json(prediction, outcome.request)
         out["scores"] = [score.model_dump(mode="json") for score in outcome.scores]
         out.update(
             session_id=outcome.session_id,

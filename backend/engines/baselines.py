@@ -54,11 +54,19 @@ class BaselineEngine:
     Args:
         name: the registry name, also shown as `baseline:<name>`.
         predict: maps a request to the predicted observation text.
+        answers_with_reference: it returns the request's reference, so the real next state must
+            be known before it is asked (a live environment acts first for it).
     """
 
-    def __init__(self, name: str, predict: Callable[[ChatRequest], str]) -> None:
+    def __init__(
+        self,
+        name: str,
+        predict: Callable[[ChatRequest], str],
+        answers_with_reference: bool = False,
+    ) -> None:
         self.name = name
         self.model = f"baseline:{name}"
+        self.answers_with_reference = answers_with_reference
         self._predict = predict
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Completion]:
@@ -88,7 +96,7 @@ def _persistence(config: EngineConfig) -> BaselineEngine:
 
 
 def _oracle(config: EngineConfig) -> BaselineEngine:
-    return BaselineEngine("oracle", reference_observation)
+    return BaselineEngine("oracle", reference_observation, answers_with_reference=True)
 
 
 ENGINES.register("persistence", _persistence)

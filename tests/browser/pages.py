@@ -22,7 +22,7 @@ def choose(page, dropdown: str, option: str) -> None:
 def start_blank(page, domain: str, initial: str) -> None:
     """Start a blank Playground session in `domain` from `initial` and show that state."""
     choose(page, "pg-domain", domain)
-    page.get_by_text("Blank start").click()
+    page.locator("#pg-source label", has_text="None (blank start)").click()
     page.get_by_label("Initial state (optional)").fill(initial)
     page.locator("#pg-blank").click()
     page.get_by_text("State before the step").click()

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.pages import choose, open_app, open_tab, rate, step, wait_for_text
+from tests.browser.pages import (
+    choose,
+    open_app,
+    open_tab,
+    rate,
+    start_blank,
+    step,
+    wait_for_text,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -69,11 +77,7 @@ def test_bad_action_is_explained_and_not_sent(page, app):
 
 def test_html_observation_is_sandboxed_and_its_script_never_runs(page, app, shot):
     open_app(page, app.url)
-    choose(page, "pg-domain", "Web browser")
-    page.get_by_text("Blank start").click()
-    page.get_by_label("Initial state (optional)").fill(HOSTILE_PAGE)
-    page.locator("#pg-blank").click()
-    page.get_by_text("State before the step").click()
+    start_blank(page, "Web browser", HOSTILE_PAGE)
     frame = page.locator("#pg-before iframe")
     frame.wait_for(state="visible")
     assert frame.get_attribute("sandbox") == ""

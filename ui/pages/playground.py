@@ -10,8 +10,9 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.errors import AWPError
 from ui.errors import GENERIC_MESSAGE, guarded
-from ui.pages import engine_panel, playground_view
+from ui.pages import engine_panel, playground_start, playground_view
 from ui.pages.engine_panel import EnginePanel
+from ui.pages.playground_start import StartControls
 from ui.play import Done, Playground
 from ui.services import Services
 from ui.session import PlaySession
@@ -29,11 +30,7 @@ class PlaygroundPage:
 
     state: gr.State
     domain: gr.Dropdown
-    trajectory: gr.Dropdown
-    start: gr.Number
-    load: gr.Button
-    initial: gr.Textbox
-    blank: gr.Button
+    starts: StartControls
     engine: EnginePanel
     help: gr.Markdown
     action: gr.Textbox
@@ -61,17 +58,7 @@ def render(services: Services) -> PlaygroundPage:
                 label="Domain",
                 elem_id="pg-domain",
             )
-            trajectory = gr.Dropdown(
-                choices, value=opening, label="Recorded trajectory", elem_id="pg-trajectory",
-                allow_custom_value=True,  # choices change per domain; the store checks the id
-            )  # fmt: skip
-            with gr.Row():
-                start = gr.Number(0, label="Recorded turns kept as history", precision=0,
-                                  minimum=0, scale=1)  # fmt: skip
-                load = gr.Button("Load", elem_id="pg-load", scale=1)
-            with gr.Accordion("Blank start", open=False):
-                initial = gr.Textbox(label="Initial state (optional)", lines=4)
-                blank = gr.Button("Start blank", elem_id="pg-blank")
+            starts = playground_start.render(services, first.name, choices)
             engine = engine_panel.render(services.engines, services.defaults, "pg")
         with gr.Column(scale=3):
             help_md = gr.Markdown(
@@ -92,8 +79,8 @@ def render(services: Services) -> PlaygroundPage:
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
     return PlaygroundPage(
-        state, domain, trajectory, start, load, initial, blank, engine, help_md, action, check,
-        step, stop, view, position, rewind, branch,
+        state, domain, starts, engine, help_md, action, check, step, stop, view, position, rewind,
+        branch,
     )  # fmt: skip
 
 
@@ -108,14 +95,18 @@ def wire(page: PlaygroundPage, services: Services) -> None:
 
     def select_domain(domain: str) -> list[Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
-        shown_values = present(PlaySession(domain))
-        shown_values[1] = gr.Textbox(value="", placeholder=get_domain(domain).example_action)
         first = choices[0][1] if choices else None
+        shown_values = present(playground.start(domain, first, 0))
+        if first is None:
+            shown_values[1] = gr.Textbox(value="", placeholder=get_domain(domain).example_action)
         return [gr.Dropdown(choices=choices, value=first), playground_view.action_help(domain),
-                *shown_values]  # fmt: skip
+                *playground_start.for_domain(services, domain), *shown_values]  # fmt: skip
 
     def load(domain: str, trajectory_id: str | None, start: float | None) -> list[Any]:
         return present(playground.start(domain, trajectory_id, int(start or 0)))
+
+    def start_live(domain: str, task: str | None, request: gr.Request) -> list[Any]:
+        return present(playground.start_live(domain, task, request.session_hash or "anonymous"))
 
     def start_blank(domain: str, initial: str) -> list[Any]:
         blank = PlaySession(domain, initial_state=initial or None, notice="Blank start.")
@@ -162,15 +153,27 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         return present(playground.branch(session, int(keep or 0)))
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
+    starts = page.starts
     page.domain.change(
-        guarded(select_domain), [page.domain], [page.trajectory, page.help, *shown],
+        guarded(select_domain), [page.domain],
+        [starts.trajectory, page.help, starts.live_task, starts.live_note, *shown],
         api_name="select_domain", **cheap,
     )  # fmt: skip
-    start_inputs = [page.domain, page.trajectory, page.start]
-    page.trajectory.change(guarded(load), start_inputs, shown, api_name="load_trajectory", **cheap)
-    page.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
-    page.blank.click(
-        guarded(start_blank), [page.domain, page.initial], [page.trajectory, *shown],
+    starts.source.change(playground_start.show_source, [starts.source], starts.groups,
+                         api_name="select_source", **cheap)  # fmt: skip
+    start_inputs = [page.domain, starts.trajectory, starts.start]
+    # `input`, not `change`: a start that sets the menu itself (a domain, a blank start) must not
+    # load a recording behind the person's back.
+    starts.trajectory.input(guarded(load), start_inputs, shown, api_name="load_trajectory",
+                            **cheap)  # fmt: skip
+    starts.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
+    # Starting a sandbox takes seconds (a browser: several), and there are only so many of them.
+    starts.live_start.click(
+        guarded(start_live), [page.domain, starts.live_task], shown, api_name="start_live",
+        concurrency_limit=2, concurrency_id="live",
+    )  # fmt: skip
+    starts.blank.click(
+        guarded(start_blank), [page.domain, starts.initial], [starts.trajectory, *shown],
         api_name="start_blank", **cheap,
     )  # fmt: skip
     gr.on(

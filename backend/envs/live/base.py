@@ -91,6 +91,11 @@ class LiveEnvironment(Protocol):
         """The environment's own version string (programs and their versions), stored with data."""
         ...
 
+    @property
+    def task(self) -> LiveTask | None:
+        """The task it last started (a web task with its instance), None before any start."""
+        ...
+
     def start(self, task: str | None = None) -> str:
         """Start fresh at `task`'s initial state (None: the default); returns the observation.
 

@@ -130,6 +130,11 @@ class McpEnvironment:
             parts.append(version("node"))
         return "; ".join([*parts, version("bwrap", "bubblewrap")])
 
+    @property
+    def task(self) -> LiveTask:
+        """The server set (task) in use."""
+        return self._set.task
+
     def start(self, task: str | None = None) -> str:
         """Start the task's servers in a fresh sandbox; returns the list of their tools."""
         name = task or DEFAULT_TASK

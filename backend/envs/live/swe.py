@@ -119,6 +119,11 @@ class SweEnvironment:
         parts = (version("bash"), version("git"), python, pytest, version("bwrap", "bubblewrap"))
         return "; ".join(parts)
 
+    @property
+    def task(self) -> LiveTask | None:
+        """The task repository in use (None before the first start)."""
+        return self._repo.task if self._repo is not None else None
+
     def start(self, task: str | None = None) -> str:
         """Copy the task repository into a fresh sandbox and commit it; returns its listing."""
         repos = task_repos()

@@ -102,6 +102,11 @@ class TerminalEnvironment:
             (version("bash"), version("tmux", flag="-V"), version("bwrap", "bubblewrap"))
         )
 
+    @property
+    def task(self) -> LiveTask:
+        """The task the shell started from."""
+        return self._task
+
     def start(self, task: str | None = None) -> str:
         """Start a fresh shell (task `shell` or `project`); returns the first screen."""
         name = task or "shell"

@@ -1,0 +1,101 @@
+"""Where the Playground's real states come from: a recording, a live environment, or nowhere.
+
+The three starts share one choice ("Real state from"), each with its own controls; this module
+draws them and says, per domain, which live tasks exist or why live is not offered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.envs.live.base import LIVE
+from backend.envs.live.run import unavailable
+from ui.services import Services
+
+SOURCES = [
+    ("Recording", "recording"),
+    ("Live environment", "live"),
+    ("None (blank start)", "none"),
+]
+
+
+@dataclass(frozen=True)
+class StartControls:
+    """The start choice and the controls of each start."""
+
+    source: gr.Radio
+    recording: gr.Group
+    trajectory: gr.Dropdown
+    start: gr.Number
+    load: gr.Button
+    live: gr.Group
+    live_task: gr.Dropdown
+    live_note: gr.Markdown
+    live_start: gr.Button
+    blank_group: gr.Group
+    initial: gr.Textbox
+    blank: gr.Button
+
+    @property
+    def groups(self) -> list[gr.Group]:
+        """The three start groups, in `SOURCES` order."""
+        return [self.recording, self.live, self.blank_group]
+
+
+def live_offer(services: Services, domain: str) -> tuple[list[tuple[str, str]], str]:
+    """The live tasks of `domain` as dropdown choices, and a note (why none, or what runs)."""
+    if services.live is None:
+        return [], "Live environments are switched off on this server (`AWP_LIVE_ENABLED`)."
+    reason = unavailable(domain)
+    if reason:
+        return [], f"No live environment for this domain here: {reason}"
+    tasks = LIVE.get(domain).tasks()
+    choices = [(f"{t.name} · {t.description}", t.name) for t in tasks]
+    note = (
+        f"Each action also runs for real in a sandboxed {domain} environment, and its result "
+        f"is the real next state. At most {services.live.capacity} run at once; one unused for "
+        f"{services.live.idle_timeout_s / 60:.0f} minutes is closed."
+    )
+    return choices, note
+
+
+def render(services: Services, domain: str, trajectories: list[tuple[str, str]]) -> StartControls:
+    """Draw the start controls for `domain` (inside the caller's column)."""
+    source = gr.Radio(SOURCES, value="recording", label="Real state from", elem_id="pg-source")
+    with gr.Group(visible=True) as recording:
+        trajectory = gr.Dropdown(
+            trajectories, value=trajectories[0][1] if trajectories else None,
+            label="Recorded trajectory", elem_id="pg-trajectory",
+            allow_custom_value=True,  # choices change per domain; the store checks the id
+        )  # fmt: skip
+        with gr.Row():
+            start = gr.Number(0, label="Recorded turns kept as history", precision=0,
+                              minimum=0, scale=1)  # fmt: skip
+            load = gr.Button("Load", elem_id="pg-load", scale=1)
+    choices, note = live_offer(services, domain)
+    with gr.Group(visible="hidden") as live:
+        live_task = gr.Dropdown(
+            choices, value=choices[0][1] if choices else None, label="Live task",
+            elem_id="pg-live-task", allow_custom_value=True,
+        )  # fmt: skip
+        live_note = gr.Markdown(note, elem_id="pg-live-note")
+        live_start = gr.Button("Start live environment", elem_id="pg-live-start")
+    with gr.Group(visible="hidden") as blank_group:
+        initial = gr.Textbox(label="Initial state (optional)", lines=4)
+        blank = gr.Button("Start blank", elem_id="pg-blank")
+    return StartControls(source, recording, trajectory, start, load, live, live_task, live_note,
+                         live_start, blank_group, initial, blank)  # fmt: skip
+
+
+def show_source(source: str) -> list[Any]:
+    """Show the controls of the chosen start only."""
+    return [gr.Group(visible=True if value == source else "hidden") for _, value in SOURCES]
+
+
+def for_domain(services: Services, domain: str) -> list[Any]:
+    """The live task choices and note of `domain` (what a domain change updates)."""
+    choices, note = live_offer(services, domain)
+    return [gr.Dropdown(choices=choices, value=choices[0][1] if choices else None), note]
