@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, ConflictError, NotFoundError
@@ -40,7 +40,8 @@ def settle(session: Session, prediction_id: int, annotation: AnnotationInput) ->
     """Check `annotation` against the prediction it judges and fill the step's unknown truth.
 
     Only a verdict that establishes the truth (accept, or reject with its correction) may set a
-    real observation nobody recorded; cannot tell never does, and a known one is never replaced.
+    real observation nobody recorded; cannot tell never does, and a known one is never replaced:
+    the write is one conditional UPDATE, so of two annotators submitting at once the first wins.
 
     Raises:
         NotFoundError: the prediction does not exist.
@@ -52,10 +53,13 @@ def settle(session: Session, prediction_id: int, annotation: AnnotationInput) ->
         raise NotFoundError(f"Prediction {prediction_id} does not exist.")
     settled = annotation.settled(prediction.observation)
     known = truth(settled.verdict, prediction.observation, settled.correction)
-    step = prediction.step
-    if known is not None and step.real_observation is None:
-        step.real_observation = known
-        step.origin = ObservationOrigin.ANNOTATOR.value
+    if known is not None:
+        session.execute(
+            update(StepRow)
+            .where(StepRow.id == prediction.step_id, StepRow.real_observation.is_(None))
+            .values(real_observation=known, origin=ObservationOrigin.ANNOTATOR.value)
+            .execution_options(synchronize_session=False)
+        )
     return settled
 
 
