@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from backend.errors import BadInputError
 from backend.verdicts import Verdict
 from storage.annotations import (
+    RULES,
     AnnotationInput,
     AnnotationQueue,
     AnnotationStore,
@@ -47,6 +48,12 @@ def refusal(**fields: object) -> str:
     with pytest.raises(ValidationError) as caught:
         AnnotationInput(**fields)  # type: ignore[arg-type]
     return explain(caught.value)
+
+
+def test_the_readme_states_the_rules_the_code_applies() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    quoted = " ".join(line.strip() for line in readme.splitlines())
+    assert " ".join(RULES.split()) in " ".join(quoted.split())
 
 
 def test_an_annotation_needs_a_verdict_and_whole_ratings() -> None:
