@@ -12,6 +12,11 @@
 #   docker run -p 7860:7860 -e AWP_ENGINE=openai -e AWP_BASE_URL=http://vllm:8000/v1 \
 #     -e AWP_MODEL=Qwen/Qwen-AgentWorld-35B-A3B -e AWP_MAX_NEW_TOKENS=32768 agentworld-playground
 
+# The npm MCP servers of the live mcp environment, built where npm is, copied without npm.
+FROM node:20-slim AS mcp-node
+COPY backend/envs/live/mcp_node/package.json backend/envs/live/mcp_node/package-lock.json /opt/awp-mcp-node/
+RUN cd /opt/awp-mcp-node && npm ci --omit=dev --no-audit --no-fund --loglevel=error
+
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -25,6 +30,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     AWP_PORT=7860 \
     AWP_ANONYMOUS_ROLE=annotator \
     HOME=/home/user
+
+# Live environments: bubblewrap sandbox, tmux terminal, git for the swe/mcp repositories, node
+# for the npm MCP servers; tini as PID 1 reaps anything orphaned. As uid 1000 (a Space) the
+# sandbox needs unprivileged user namespaces from the host; without them live environments are
+# reported unavailable and the rest of the app works as before.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap tmux git nodejs tini \
+    && rm -rf /var/lib/apt/lists/*
 
 # Spaces run the container as uid 1000; /data must exist and be theirs even without storage.
 RUN useradd --create-home --uid 1000 user \
@@ -46,6 +59,7 @@ RUN mkdir -p app backend ui storage migrations \
 COPY --chown=user:user . .
 RUN pip install --no-deps . \
     && chown -R user:user /home/user
+COPY --from=mcp-node /opt/awp-mcp-node /usr/local/share/awp-mcp-node
 
 USER user
 RUN AWP_DATA_DIR=/opt/awp awp model prepare
@@ -55,4 +69,5 @@ EXPOSE 7860
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/' % os.environ.get('AWP_PORT', '7860'), timeout=4)"
 
+ENTRYPOINT ["tini", "--"]
 CMD ["sh", "-c", "mkdir -p \"$AWP_DATA_DIR\" && { [ -e \"$AWP_DATA_DIR/models\" ] || ln -s \"$AWP_MODEL_CACHE\" \"$AWP_DATA_DIR/models\"; } && exec awp serve"]

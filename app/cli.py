@@ -6,11 +6,13 @@ import importlib
 import sys
 
 import typer
+from typer.exceptions import TyperException
 
 from backend.errors import AWPError
 
 COMMAND_MODULES = (
     "app.commands.simulate",
+    "app.commands.sessions",
     "app.commands.data",
     "app.commands.model",
     "app.commands.bench",
@@ -47,7 +49,7 @@ def main() -> None:
     """Entry point: run the CLI, turning domain errors into one clear line and exit code 2."""
     try:
         # Without standalone mode, click returns the exit code (130 on Ctrl-C) instead of exiting.
-        code = build_cli()(standalone_mode=False)
+        code = build_cli()(prog_name="awp", standalone_mode=False)
     except AWPError as exc:
         typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(EXIT_USER_ERROR)
@@ -56,11 +58,11 @@ def main() -> None:
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors arrive here with standalone_mode=False
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
+    except TyperException as exc:  # usage errors arrive here with standalone_mode=False
+        # Typer vendors click: its usage errors derive from TyperException, not click's own.
+        show = getattr(exc, "show", None)
+        if show is None:
+            raise
+        show()
+        sys.exit(getattr(exc, "exit_code", EXIT_USER_ERROR))
     sys.exit(code if isinstance(code, int) else 0)

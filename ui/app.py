@@ -21,7 +21,10 @@ PAGES = (
     ("Benchmark", benchmark),
     ("Export", export),
 )
-"""Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order."""
+"""Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order.
+
+A page module with `ADMIN_ONLY = True` is shown to admins only: its tab is hidden for everyone
+else when the page loads (its events refuse non-admins too, whatever the browser sends)."""
 
 
 def whoami_line(user: User) -> str:
@@ -42,15 +45,25 @@ def build_blocks(services: Services) -> gr.Blocks:
                 if services.hf_login:
                     gr.LoginButton()
         rendered = []
+        admin_tabs: list[gr.Tab] = []
         with gr.Tabs():
             for title, module in PAGES:
-                with gr.Tab(title, id=module.__name__.rsplit(".", 1)[-1]):
+                # Admin pages start hidden and are shown when an admin loads the page: hidden by
+                # default, nobody else ever sees them (not even while the page loads).
+                admin_only = getattr(module, "ADMIN_ONLY", False)
+                name = module.__name__.rsplit(".", 1)[-1]
+                with gr.Tab(title, id=name, visible=not admin_only) as tab:
                     rendered.append((module, module.render(services)))
+                if admin_only:
+                    admin_tabs.append(tab)
         for module, page in rendered:
             module.wire(page, services)
 
-        def whoami(request: gr.Request) -> str:
-            return whoami_line(services.identify(request))
+        def whoami(request: gr.Request) -> list:
+            user = services.identify(request)
+            return [whoami_line(user), *[gr.Tab(visible=user.is_admin) for _ in admin_tabs]]
 
-        blocks.load(guarded(whoami), None, who, api_name="whoami", concurrency_limit=None)
+        blocks.load(
+            guarded(whoami), None, [who, *admin_tabs], api_name="whoami", concurrency_limit=None
+        )
     return blocks

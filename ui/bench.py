@@ -56,9 +56,16 @@ class PastRun:
 
 
 def table(results: BenchResults) -> tuple[list[str], list[list[str]]]:
-    """Headers and rows: each engine's headline metric x100 per domain and both Overalls."""
-    domains = sorted({d for stats in results.engines.values() for d in stats.domains})
-    headers = ["engine", *domains, "Overall macro", "Overall micro", "items", "failed"]
+    """Headers and rows: each engine's headline metric x100 per domain and both Overalls.
+
+    Each domain's header names its headline metric, the one stored with the run (a later change
+    of a domain's headline does not relabel an old run).
+    """
+    engines = results.engines.values()
+    domains = sorted({d for stats in engines for d in stats.domains})
+    metrics = {d: next(s.domains[d].headline for s in engines if d in s.domains) for d in domains}
+    headers = ["engine", *(f"{d} · {metrics[d]}" for d in domains), "Overall macro",
+               "Overall micro", "items", "failed"]  # fmt: skip
     rows = []
     for name, stats in results.engines.items():
         values = [stats.domains[d].headline_value if d in stats.domains else None for d in domains]

@@ -31,14 +31,17 @@ CSS = """
 .awp-json-key { color: #7c3aed; } .awp-json-string { color: #047857; }
 .awp-json-number { color: #b45309; } .awp-json-literal { color: #2563eb; font-weight: 600; }
 .awp-split { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 10px; }
-.awp-split-tree { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
 .awp-pane { overflow: auto; }
 .awp-pane-title { font-size: 11px; text-transform: uppercase; letter-spacing: .05em;
   color: var(--body-text-color-subdued); margin-bottom: 4px; }
 .awp-frame { width: 100%; height: 420px; border: 1px solid var(--border-color-primary);
   border-radius: 8px; background: #fff; }
+.awp-obs-android, .awp-obs-a11y_tree, .awp-obs-axtree { max-height: none; overflow: visible; }
+.awp-treeview { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+.awp-tree-scroll { flex: 1 1 340px; min-width: 0; max-height: 560px; overflow: auto;
+  border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 4px 0; }
 .awp-tree { font-family: ui-monospace, Menlo, monospace; font-size: 12px; }
-.awp-node { padding: 1px 4px; border-radius: 3px; white-space: nowrap; }
+.awp-node { padding: 1px 6px; border-radius: 3px; white-space: normal; overflow-wrap: anywhere; }
 .awp-node:hover { background: var(--background-fill-secondary); }
 .awp-id { color: #6b7280; } .awp-role { color: #7c3aed; font-weight: 600; }
 .awp-name { color: #047857; } .awp-props { color: #6b7280; font-size: 11px; }
@@ -46,12 +49,42 @@ CSS = """
 .awp-summary { font-size: 12px; margin: 4px 0 8px; color: var(--body-text-color-subdued); }
 .awp-summary .awp-added { color: #15803d; font-weight: 600; }
 .awp-summary .awp-updated { color: #a16207; font-weight: 600; }
-.awp-wireframe { width: 100%; max-height: 600px; background: #f9fafb; border-radius: 8px;
-  border: 1px solid var(--border-color-primary); }
-.awp-box rect { fill: rgba(59,130,246,.04); stroke: #94a3b8; stroke-width: 1.5; }
-.awp-box text { fill: #334155; font-family: sans-serif; }
-.awp-box.awp-added rect { fill: rgba(34,197,94,.18); stroke: #16a34a; stroke-width: 3; }
-.awp-box.awp-updated rect { fill: rgba(234,179,8,.2); stroke: #ca8a04; stroke-width: 3; }
+.awp-screen-wrap { flex: 0 0 auto; max-width: 100%; min-width: 0; }
+.awp-screen-portrait { width: 314px; }
+.awp-screen-phone .awp-bezel { padding: 7px; background: #1f2937; border-radius: 24px; }
+.awp-screen-landscape { flex: 1 1 100%; }
+.awp-screen-landscape .awp-bezel { overflow-x: auto; }
+.awp-screen { position: relative; width: 100%; overflow: hidden; background: #fff;
+  color: #111827; font-family: ui-sans-serif, system-ui, sans-serif; }
+.awp-screen-phone .awp-screen { border-radius: 16px; }
+.awp-screen-desktop .awp-screen { border: 1px solid #94a3b8; border-radius: 4px; }
+.awp-el { position: absolute; box-sizing: border-box; display: flex; align-items: center;
+  border-radius: 3px; }
+.awp-el-label { flex: none; overflow: hidden; padding: 0 2px; font-size: 11px; line-height: 13px; }
+.awp-el-line { white-space: nowrap; text-overflow: ellipsis; min-width: 100%; width: max-content;
+  max-width: var(--room, 100%); }
+.awp-el-para { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: var(--lines);
+  width: 100%; overflow-wrap: anywhere; }
+.awp-el-image { background: #e2e8f0; }
+.awp-el-added { background: rgba(34,197,94,.22); }
+.awp-el-updated { background: rgba(234,179,8,.32); }
+.awp-el-text { background: #fff; } .awp-el-text .awp-el-label { background: inherit; }
+.awp-el-text.awp-el-added { background: #cef2dc; }
+.awp-el-text.awp-el-updated { background: #f8e7b0; }
+.awp-el-added, .awp-el-added-box { z-index: 1; }
+.awp-el-added-box { box-shadow: inset 0 0 0 2px rgba(22,163,74,.6); }
+.awp-el-updated-box { box-shadow: inset 0 0 0 2px rgba(202,138,4,.7); }
+.awp-el-click { border: 1.5px solid #2563eb; }
+.awp-el-focus { outline: 2px solid #ea580c; outline-offset: 1px; }
+.awp-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; margin-top: 6px; font-size: 11px;
+  color: var(--body-text-color-subdued); }
+.awp-screen-portrait .awp-legend { justify-content: center; }
+.awp-key::before { content: ""; display: inline-block; width: 12px; height: 10px; margin-right: 4px;
+  vertical-align: -1px; border-radius: 2px; background: #fff; }
+.awp-key-click::before { border: 1.5px solid #2563eb; }
+.awp-key-focus::before { outline: 2px solid #ea580c; }
+.awp-key-added::before { background: rgba(34,197,94,.45); }
+.awp-key-updated::before { background: rgba(234,179,8,.55); }
 .awp-cards { display: flex; flex-direction: column; gap: 8px; }
 .awp-card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 8px 12px; }
 .awp-card-title a { font-weight: 600; color: #1d4ed8; text-decoration: none; }
@@ -64,6 +97,8 @@ CSS = """
 .awp-diff-table td { padding: 1px 6px; vertical-align: top; white-space: pre-wrap;
   word-break: break-word; border: none; }
 .awp-diff-table td.awp-ln { width: 3em; color: #9ca3af; text-align: right; user-select: none; }
+.awp-d-fold td { color: #6b7280; background: var(--background-fill-secondary); font-style: italic;
+  text-align: center; }
 .awp-d-chg .awp-dl, .awp-d-del .awp-dl { background: #fee2e2; }
 .awp-d-chg .awp-dr, .awp-d-add .awp-dr { background: #dcfce7; }
 .awp-d-chg .awp-dl mark { background: #fca5a5; } .awp-d-chg .awp-dr mark { background: #86efac; }
@@ -72,11 +107,23 @@ CSS = """
 .awp-chip b { color: var(--body-text-color-subdued); font-weight: 500; margin-right: 2px; }
 .awp-chip-warn { background: #fef3c7; } .awp-chip-bad { background: #fee2e2; }
 .awp-note { color: var(--body-text-color-subdued); margin-left: 6px; }
-.awp-scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr));
+.awp-score-block { display: flex; flex-direction: column; gap: 6px; font-size: 12px; }
+.awp-headline { border: 1px solid var(--border-color-primary); border-radius: 8px;
+  padding: 8px 12px; max-width: 560px; }
+.awp-headline-top { display: flex; align-items: baseline; gap: 8px; }
+.awp-headline-name { font-weight: 600; font-size: 14px; }
+.awp-headline-tag { font-size: 10px; text-transform: uppercase; letter-spacing: .05em;
+  color: var(--body-text-color-subdued); }
+.awp-headline-top b { margin-left: auto; font-size: 18px; }
+.awp-headline .awp-bar { height: 10px; margin: 4px 0; }
+.awp-headline-desc { color: var(--body-text-color-subdued); }
+.awp-more summary { cursor: pointer; color: var(--body-text-color-subdued); margin-bottom: 4px; }
+.awp-scores { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr));
   gap: 6px 16px; font-size: 12px; }
 .awp-score { display: grid; grid-template-columns: 1fr 80px 36px; gap: 6px; align-items: center; }
-.awp-bar { height: 6px; background: var(--background-fill-secondary); border-radius: 3px; }
-.awp-bar i { display: block; height: 100%; border-radius: 3px; }
+.awp-bar { height: 8px; background: #e5e7eb; border: 1px solid #cbd5e1; border-radius: 4px;
+  box-sizing: border-box; overflow: hidden; }
+.awp-bar i { display: block; height: 100%; min-width: 3px; border-radius: 3px; }
 .awp-good .awp-bar i, .awp-cell.awp-good { background: #22c55e; }
 .awp-mid .awp-bar i, .awp-cell.awp-mid { background: #eab308; }
 .awp-bad .awp-bar i, .awp-cell.awp-bad { background: #ef4444; }
@@ -85,6 +132,7 @@ CSS = """
 .awp-cell { width: 24px; height: 22px; border-radius: 4px; font-size: 10px; color: #fff;
   display: inline-flex; align-items: center; justify-content: center; background: #cbd5e1; }
 .awp-panel { min-height: 120px; }
+#bm-results th, #bm-results th * { overflow-wrap: normal; word-break: normal; }
 .awp-header h1 { margin-bottom: 0; } .awp-header p { margin-top: 2px; }
 @media (max-width: 900px) { .awp-split { grid-template-columns: 1fr; } }
 """

@@ -5,8 +5,12 @@ Pure functions over plain data, like the renderers; every value from a model or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from backend.errors import UnknownNameError
+from backend.scoring import headline_metric
+from backend.scoring.base import METRICS
 from backend.types import Prediction
 from ui.renderers.base import esc
 from ui.session import PlaySession, Score
@@ -47,19 +51,80 @@ def tone(value: float) -> str:
     return "good" if value >= 0.8 else "mid" if value >= 0.5 else "bad"
 
 
-def scores_html(scores: Sequence[Score], real_known: bool) -> str:
-    """Score chips with a bar each; explains why there are none."""
+def describe(metric: str) -> str:
+    """The metric's one-line meaning from the metric registry; "" for a name it does not know."""
+    return METRICS.get(metric).description if metric in METRICS else ""
+
+
+def _headline(domain: str | None) -> str | None:
+    """The domain's headline metric, from the scoring registry (it changes; never hard-coded)."""
+    if domain is None:
+        return None
+    try:
+        return headline_metric(domain)
+    except UnknownNameError:
+        return None
+
+
+def _score_row(score: Score) -> str:
+    """One metric: name, a bar whose empty track stays visible at 0, and the value."""
+    tip, name = esc(describe(score.name)), esc(score.name)
+    return (
+        f'<div class="awp-score awp-{tone(score.value)}" title="{tip}"><span>{name}</span>'
+        f'<div class="awp-bar"><i style="width:{round(100 * score.value)}%"></i></div>'
+        f"<b>{score.value:.2f}</b></div>"
+    )
+
+
+def scores_html(scores: Sequence[Score], real_known: bool, domain: str | None = None) -> str:
+    """Score bars: the domain's headline metric first with its meaning, the others folded.
+
+    Args:
+        scores: the step's metric values.
+        real_known: whether a real observation exists (without one there is nothing to score).
+        domain: the step's domain; names the headline metric. None shows every score alike.
+    """
     if not real_known:
         return empty("No real observation for this step, so no scores.")
     if not scores:
         return empty("This step could not be scored.")
-    items = "".join(
-        f'<div class="awp-score awp-{tone(s.value)}"><span>{esc(s.name)}</span>'
-        f'<div class="awp-bar"><i style="width:{round(100 * s.value)}%"></i></div>'
-        f"<b>{s.value:.2f}</b></div>"
-        for s in scores
+    name = _headline(domain)
+    top = next((s for s in scores if s.name == name), None)
+    if top is None:
+        return f'<div class="awp-scores">{"".join(_score_row(s) for s in scores)}</div>'
+    rest = [s for s in scores if s is not top]
+    headline = (
+        f'<div class="awp-headline awp-{tone(top.value)}"><div class="awp-headline-top">'
+        f'<span class="awp-headline-name">{esc(top.name)}</span>'
+        f'<span class="awp-headline-tag">headline</span><b>{top.value:.2f}</b></div>'
+        f'<div class="awp-bar"><i style="width:{round(100 * top.value)}%"></i></div>'
+        f'<div class="awp-headline-desc">{esc(describe(top.name))}</div></div>'
     )
-    return f'<div class="awp-scores">{items}</div>'
+    others = (
+        f'<details class="awp-more"><summary>Other metrics ({len(rest)})</summary>'
+        f'<div class="awp-scores">{"".join(_score_row(s) for s in rest)}</div></details>'
+        if rest
+        else ""
+    )
+    return f'<div class="awp-score-block">{headline}{others}</div>'
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_text(text: str) -> str:
+    """Escape text for Markdown so it shows literally.
+
+    Every ASCII punctuation character gets a backslash (CommonMark allows that escape on all of
+    them), so `<JSON string>` is not taken for an HTML tag and `*`, `_` or `[` start nothing.
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def markdown_code(text: str) -> str:
+    """Text as a Markdown code span, with a fence longer than any backtick run inside it."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
 
 
 def metric_strip(values: Sequence[float | None], label: str) -> str:

@@ -19,6 +19,15 @@ def choose(page, dropdown: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=False).first.click()
 
 
+def start_blank(page, domain: str, initial: str) -> None:
+    """Start a blank Playground session in `domain` from `initial` and show that state."""
+    choose(page, "pg-domain", domain)
+    page.get_by_text("Blank start").click()
+    page.get_by_label("Initial state (optional)").fill(initial)
+    page.locator("#pg-blank").click()
+    page.get_by_text("State before the step").click()
+
+
 def open_tab(page, name: str) -> None:
     page.get_by_role("tab", name=name).click()
 

@@ -199,7 +199,11 @@ def correction_views(draft: Draft | None, corrected: str) -> tuple[str, str]:
     item = draft.item
     renderer = get_domain(item.domain).renderer
     if item.real_observation is None:
-        diff = render_diff(item.predicted_observation, corrected, "Prediction", "Your correction")
+        diff = render_diff(
+            item.predicted_observation, corrected, "Prediction", "Your correction", kind=renderer
+        )
     else:
-        diff = render_diff(corrected, item.real_observation, "Your correction", "Real")
+        diff = render_diff(
+            corrected, item.real_observation, "Your correction", "Real", kind=renderer
+        )
     return render_observation(renderer, corrected, item.previous_observation), diff

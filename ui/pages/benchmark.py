@@ -55,10 +55,10 @@ def render(services: Services) -> BenchmarkPage:
             run = gr.Button("Run benchmark", variant="primary", elem_id="bm-run")
         with gr.Column(scale=2):
             status = gr.Markdown("Results appear here.", label="Status", elem_id="bm-status")
-            results = gr.Dataframe(label="Headline metric x100 per domain", interactive=False,
-                                   elem_id="bm-results")  # fmt: skip
             chart = gr.Image(label="Per-domain chart", type="filepath", interactive=False,
                              elem_id="bm-chart")  # fmt: skip
+    results = gr.Dataframe(label="Headline metric x100 per domain (each column names its metric)",
+                           interactive=False, wrap=True, elem_id="bm-results")  # fmt: skip
     with gr.Accordion("Past runs", open=True):
         past = gr.Dataframe(runs or None, headers=PAST_HEADERS, interactive=False,
                             label="Past runs", elem_id="bm-past")  # fmt: skip
@@ -111,7 +111,7 @@ def wire(page: BenchmarkPage, services: Services) -> None:
     page.run.click(guarded(run), inputs,
                    [page.status, page.results, page.chart, page.past, page.run_id],
                    api_name="bench_run", concurrency_limit=services.simulate_concurrency,
-                   concurrency_id="simulate")  # fmt: skip
+                   concurrency_id="simulate", show_progress_on=[page.results])  # fmt: skip
     page.show.click(guarded(show), [page.run_id], [page.status, page.results, page.chart],
                     api_name="bench_show", concurrency_limit=None)  # fmt: skip
     page.refresh.click(guarded(listing), None, [page.past, page.run_id], api_name="bench_past",

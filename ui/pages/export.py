@@ -13,6 +13,9 @@ from ui.errors import guarded
 from ui.exporting import FILE_KINDS, Exporter, ExportRequest
 from ui.services import Services
 
+ADMIN_ONLY = True
+"""Exports hand out everyone's data: the tab is hidden from non-admins."""
+
 
 @dataclass(frozen=True)
 class ExportPage:

@@ -10,6 +10,7 @@ import gradio as gr
 from backend.domains.base import get_domain
 from backend.history import state_before
 from storage.trajectories import TrajectoryStore
+from ui import views
 from ui.play import Partial, Preparing
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
@@ -104,8 +105,8 @@ def present(session: PlaySession) -> list[Any]:
         + render_observation(renderer, prediction.observation, prior),
         caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
         render_observation("text", prediction.reasoning or "(no reasoning)"),
-        scores_html(last.scores, last.real is not None),
-        render_diff(prediction.observation, last.real),
+        scores_html(last.scores, last.real is not None, session.domain),
+        render_diff(prediction.observation, last.real, kind=renderer),
         rows,
     ]
 
@@ -164,13 +165,14 @@ def failed(session: PlaySession, action: str, message: str) -> list[Any]:
 def action_help(domain: str) -> str:
     """The domain's action format, shown above the action box."""
     spec = get_domain(domain)
-    return f"**{spec.title} actions.** {spec.action_help}\n\nExample: `{spec.example_action}`"
+    title, text = views.markdown_text(spec.title), views.markdown_text(spec.action_help)
+    return f"**{title} actions.** {text}\n\nExample: {views.markdown_code(spec.example_action)}"
 
 
 def trajectory_choices(store: TrajectoryStore, domain: str) -> list[tuple[str, str]]:
     """Dropdown choices for the stored recordings of `domain`."""
     return [
-        (f"{t.id} · {t.turns} turns · {short(t.task, TASK_PREVIEW)}", t.id)
+        (" · ".join(filter(None, [t.id, f"{t.turns} turns", short(t.task, TASK_PREVIEW)])), t.id)
         for t in store.list_trajectories(domain=domain, limit=500)
     ]
 

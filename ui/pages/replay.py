@@ -107,8 +107,8 @@ def show_turn(state: ReplayState, turn: float | None) -> list[Any]:
         predicted, diff, status = empty("Not run yet."), "", ""
     else:
         predicted = render_observation(renderer, step.prediction.observation, before)
-        diff = render_diff(step.prediction.observation, real)
-        status = status_html(step.prediction) + scores_html(step.scores, real is not None)
+        diff = render_diff(step.prediction.observation, real, kind=renderer)
+        status = status_html(step.prediction) + scores_html(step.scores, real is not None, t.domain)
     return [t.turns[index].action, render_observation(renderer, before),
             render_observation(renderer, real, before), predicted, diff, status]  # fmt: skip
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 
 from ui.renderers.base import bound, esc, notice
+from ui.renderers.pretty import pretty
 
 MAX_LINES = 3_000
 COLUMNS = (
@@ -17,6 +18,8 @@ COLUMNS = (
 )
 MAX_INLINE = 2_000
 """Longest line pair that gets character-level highlighting."""
+CONTEXT = 3
+"""Unchanged lines kept next to each change; longer unchanged runs fold into one row."""
 
 
 def _inline(left: str, right: str) -> tuple[str, str]:
@@ -45,6 +48,25 @@ def _row(kind: str, num_left: str, left: str, num_right: str, right: str) -> str
     )
 
 
+def _equal_rows(left: list[str], i1: int, i2: int, j1: int, at_end: bool) -> list[str]:
+    """Rows of an unchanged run: a few lines of context beside changes, the rest folded.
+
+    A pretty-printed tree is thousands of lines with a handful of changes; without folding the
+    changes drown in identical rows.
+    """
+    head = CONTEXT if i1 > 0 else 0
+    tail = 0 if at_end else CONTEXT
+    size = i2 - i1
+    if size <= head + tail + CONTEXT:
+        head, tail = size, 0
+    rows = [_row("eq", str(i + 1), esc(left[i]), str(i - i1 + j1 + 1), esc(left[i]))
+            for i in [*range(i1, i1 + head), *range(i2 - tail, i2)]]  # fmt: skip
+    if head + tail < size:
+        fold = f"⋯ {size - head - tail:,} unchanged lines ⋯"
+        rows.insert(head, _row("fold", "", fold, "", fold))
+    return rows
+
+
 def _rows(left: list[str], right: list[str]) -> tuple[list[str], int]:
     """Return the table rows for the two line lists and the number of changed lines."""
     rows: list[str] = []
@@ -52,10 +74,7 @@ def _rows(left: list[str], right: list[str]) -> tuple[list[str], int]:
     matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            rows.extend(
-                _row("eq", str(i + 1), esc(left[i]), str(j + 1), esc(right[j]))
-                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
-            )
+            rows.extend(_equal_rows(left, i1, i2, j1, i2 == len(left) and j2 == len(right)))
             continue
         changed += max(i2 - i1, j2 - j1)
         for k in range(max(i2 - i1, j2 - j1)):
@@ -77,12 +96,24 @@ def render_diff(
     real: str | None,
     left_title: str = "Predicted",
     right_title: str = "Real",
+    kind: str | None = None,
 ) -> str:
-    """Return a two-column diff table; say so plainly when a side is missing or both are equal."""
+    """Return a two-column diff table; say so plainly when a side is missing or both are equal.
+
+    Args:
+        predicted: the left side (None: nothing to compare yet).
+        real: the right side.
+        left_title: heading of the left column.
+        right_title: heading of the right column.
+        kind: the domain's renderer name; when it has a pretty-printer (`ui.renderers.pretty`)
+            both sides are compared one node or key a line. None compares the text as it is.
+    """
     if predicted is None or real is None:
         return '<div class="awp-diff awp-empty">Nothing to compare yet.</div>'
     (predicted, cut_left), (real, cut_right) = bound(predicted), bound(real)
-    left, right = predicted.split("\n"), real.split("\n")
+    shown_left, shown_right = pretty(kind, predicted), pretty(kind, real)
+    laid_out = shown_left != predicted or shown_right != real
+    left, right = shown_left.split("\n"), shown_right.split("\n")
     head = cut_left or cut_right
     if len(left) > MAX_LINES or len(right) > MAX_LINES:
         head += notice(f"Comparing the first {MAX_LINES:,} lines of each side.")
@@ -93,6 +124,8 @@ def render_diff(
         if not changed
         else f"{changed} line{' differs' if changed == 1 else 's differ'}."
     )
+    if laid_out:
+        summary += " Both sides are laid out one node or key a line."
     return (
         f'<div class="awp-diff">{head}<div class="awp-summary">{summary}</div>'
         f'<table class="awp-diff-table">{COLUMNS}<thead><tr><th></th><th>{esc(left_title)}</th>'

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-BUILTIN: tuple[str, ...] = ("web",)
+BUILTIN: tuple[str, ...] = ("terminal", "swe", "mcp", "web")
 """Module names under `backend.envs.live` that register a live environment when imported."""
 
 

@@ -1,0 +1,216 @@
+"""The MCP server sets a live mcp session can start (its tasks), and what each needs.
+
+A task is one or more real MCP servers started over stdio inside the session's sandbox, plus the
+files they work on, made in the sandbox's home before they start: `time` (mcp-server-time),
+`git` (mcp-server-git on a small repository with history and an uncommitted change),
+`filesystem` (the npm filesystem server, allowed only `~/files`) and `memory` (the npm knowledge
+graph server, its file in the home).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from backend.envs.live.base import LiveTask
+from backend.envs.live.host import missing_programs
+from backend.envs.live.repos import commit_repo, git_commit
+from backend.envs.live.runtime import node_packages, python_executable
+from backend.envs.live.sandbox import HOME, Sandbox
+from backend.errors import LiveEnvironmentError
+
+_NPM = "@modelcontextprotocol"
+NODE_ADDRESS_SPACE_MB = 4096
+_ADA = ("Ada Lovelace", "ada@example.com")
+FILES = {
+    "notes/todo.txt": "- renew the passport\n- call the plumber about the kitchen sink\n",
+    "notes/ideas.md": "# Ideas\n\n* a bird feeder camera\n* learn to bake sourdough\n",
+    "data/prices.csv": "item,price\nkettle,34.90\ntoaster,59.00\nblender,89.50\nmug,7.25\n",
+}
+
+
+@dataclass(frozen=True)
+class Server:
+    """One MCP server: how to start it inside the sandbox and what it needs on the host.
+
+    Attributes:
+        name: short name, used in messages and logs.
+        argv: the command line inside the sandbox.
+        env: variables besides the sandbox's own minimal environment.
+        package: the PyPI or npm package it comes from.
+        needs: says what is missing on the host to start it ("" when nothing).
+        node: a node program: it gets NODE_ADDRESS_SPACE_MB of address space, and its heap
+            is capped at the sandbox's memory limit instead.
+    """
+
+    name: str
+    package: str
+    argv: Callable[[], list[str]]
+    env: dict[str, str] = field(default_factory=dict)
+    needs: Callable[[], str] = lambda: ""
+    node: bool = False
+
+    def version(self) -> str:
+        """`package version` from the installed PyPI or npm package."""
+        try:
+            if self.node:
+                manifest = node_packages() / "node_modules" / self.package / "package.json"
+                found = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+            else:
+                found = metadata.version(self.package)
+        except (OSError, ValueError, KeyError, metadata.PackageNotFoundError):
+            found = "(absent)"
+        return f"{self.package} {found}"
+
+    def environment(self, memory_mb: int) -> dict[str, str]:
+        """Its variables, with node's heap capped at `memory_mb`."""
+        heap = {"NODE_OPTIONS": f"--max-old-space-size={memory_mb}"} if self.node else {}
+        return {**self.env, **heap}
+
+
+@dataclass(frozen=True)
+class ServerSet:
+    """A task: the servers and the files prepared for them."""
+
+    task: LiveTask
+    servers: tuple[Server, ...]
+    prepare: Callable[[Sandbox, float], None] = lambda sandbox, timeout_s: None
+
+
+def _python_module(module: str, package: str) -> Callable[[], str]:
+    def needs() -> str:
+        if importlib.util.find_spec(module) is None:
+            return f"the PyPI package {package} is not installed (pip install {package})"
+        return ""
+
+    return needs
+
+
+def _npm_entry(package: str) -> Path:
+    return node_packages() / "node_modules" / _NPM / package / "dist" / "index.js"
+
+
+def _npm_server(package: str) -> Callable[[], str]:
+    def needs() -> str:
+        missing = missing_programs(("node",))
+        if missing:
+            return missing
+        if not _npm_entry(package).is_file():
+            return (
+                f"the npm package {_NPM}/{package} is not installed in {node_packages()} "
+                "(scripts/setup.sh installs it)"
+            )
+        return ""
+
+    return needs
+
+
+def _git_repo(sandbox: Sandbox, timeout_s: float) -> None:
+    """~/repo: two commits of the intervals project, then an uncommitted fix."""
+    repo = sandbox.home / "repo"
+    repo.mkdir(mode=0o755)
+    os.chown(repo, sandbox.uid, sandbox.uid)
+    commit = git_commit(_ADA)
+    more = (
+        "printf '\\nRun the tests with `python -m pytest`.\\n' >> README.md && "
+        f"{commit} -am 'Say how to run the tests' && "
+        "sed -i 's/start < merged/start <= merged/' intervals/merge.py"
+    )
+    commit_repo(
+        sandbox,
+        "intervals",
+        repo,
+        f"{HOME}/repo",
+        timeout_s=timeout_s,
+        message="Add interval merging",
+        author=_ADA,
+        then=more,
+    )
+
+
+def _files(sandbox: Sandbox, timeout_s: float) -> None:
+    """~/files with a few notes and a price list, written by the sandbox uid."""
+    script = "; ".join(
+        f"mkdir -p files/{Path(path).parent} && printf %s {_quoted(text)} > files/{path}"
+        for path, text in FILES.items()
+    )
+    done = sandbox.run(["bash", "-c", script], timeout_s=timeout_s, cwd=HOME)
+    if done.exit_code != 0:
+        raise LiveEnvironmentError(f"Could not write the task's files: {done.output.strip()}")
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+TIME = Server(
+    "time",
+    "mcp-server-time",
+    lambda: [python_executable(), "-m", "mcp_server_time", "--local-timezone", "UTC"],
+    needs=_python_module("mcp_server_time", "mcp-server-time"),
+)
+GIT = Server(
+    "git",
+    "mcp-server-git",
+    lambda: [python_executable(), "-m", "mcp_server_git", "--repository", f"{HOME}/repo"],
+    needs=_python_module("mcp_server_git", "mcp-server-git"),
+)
+FILESYSTEM = Server(
+    "filesystem",
+    f"{_NPM}/server-filesystem",
+    lambda: ["node", str(_npm_entry("server-filesystem")), f"{HOME}/files"],
+    needs=_npm_server("server-filesystem"),
+    node=True,
+)
+MEMORY = Server(
+    "memory",
+    f"{_NPM}/server-memory",
+    lambda: ["node", str(_npm_entry("server-memory"))],
+    env={"MEMORY_FILE_PATH": f"{HOME}/memory.jsonl"},
+    needs=_npm_server("server-memory"),
+    node=True,
+)
+
+SERVER_SETS = {
+    "time": ServerSet(
+        LiveTask(
+            "time",
+            "mcp-server-time: current time and time-zone conversion",
+            "What time is it now in Tokyo, and what is 09:30 in New York in London time?",
+        ),
+        (TIME,),
+    ),
+    "git": ServerSet(
+        LiveTask(
+            "git",
+            "mcp-server-git on ~/repo: a small project with history and an uncommitted fix",
+            "Look at the history and the uncommitted change of the repository at "
+            f"{HOME}/repo, then commit the change with a fitting message.",
+        ),
+        (GIT,),
+        _git_repo,
+    ),
+    "filesystem": ServerSet(
+        LiveTask(
+            "filesystem",
+            "the npm filesystem server, allowed only ~/files (notes and a price list)",
+            f"Find the most expensive item in {HOME}/files/data/prices.csv and add buying it "
+            "to the to-do list in notes/todo.txt.",
+        ),
+        (FILESYSTEM,),
+        _files,
+    ),
+    "memory": ServerSet(
+        LiveTask(
+            "memory",
+            "the npm knowledge-graph memory server, starting empty",
+            "Remember that Alice is an engineer at Acme who knows Bob, then look Alice up.",
+        ),
+        (MEMORY,),
+    ),
+}

@@ -1,0 +1,5 @@
+"""A small shopping cart."""
+
+from checkout.cart import Cart
+
+__all__ = ["Cart"]

@@ -1,0 +1,5 @@
+"""Closed-interval arithmetic."""
+
+from intervals.merge import covered, merge
+
+__all__ = ["covered", "merge"]

@@ -1,0 +1,5 @@
+"""Word counting for plain text."""
+
+from wordfreq.counter import top_words, words
+
+__all__ = ["top_words", "words"]

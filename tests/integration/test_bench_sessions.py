@@ -1,0 +1,78 @@
+"""`awp bench` predictions live in SQL as bench sessions: annotatable, exportable, judged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from backend.benchmark.items import load_items
+from backend.benchmark.runner import RunConfig
+from backend.benchmark.service import run_bench
+from backend.benchmark.sessions import BenchSessions
+from backend.domains.prompts import PromptLibrary
+from backend.engines.base import EngineConfig, build_engine
+from backend.engines.baselines import BaselineEngine
+from backend.scoring.judge import Judge
+from backend.simulate import Simulator
+from storage.annotations import AnnotationQueue, QueueFilter
+from storage.bench_runs import BenchRunStore, record_bench
+from storage.sessions import SessionStore
+
+SCORES = {"format": 5, "factuality": 4, "consistency": 4, "realism": 3, "quality": 4}
+VERDICT = f'<final_evaluation>{{"scores": {json.dumps(SCORES)}}}</final_evaluation>'
+LIMIT = 12
+
+
+def test_bench_predictions_are_sessions_with_chats_scores_and_verdicts(
+    database, tmp_path: Path
+) -> None:
+    sessions = SessionStore(database.session_factory)
+    prompts = PromptLibrary()
+    judge = Judge(BaselineEngine("scripted-judge", lambda request: VERDICT))
+    config = RunConfig(engines=["persistence", "oracle"], limit=LIMIT, progress=False)
+    out = tmp_path / "run"
+
+    def run(run_id: int):
+        return run_bench(
+            "bundled",
+            out,
+            config,
+            lambda name: Simulator(build_engine(EngineConfig(name=name)), prompts),
+            judge,
+            sessions=BenchSessions(sessions, run_id),
+        )
+
+    record_bench(
+        BenchRunStore(database.session_factory),
+        run,
+        dataset="bundled",
+        engines=config.engines,
+        judge="scripted-judge",
+        out_dir=str(out),
+    )
+    rows = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 * LIMIT and all(row["prediction_id"] for row in rows)
+
+    [run_record] = BenchRunStore(database.session_factory).list_runs()
+    items = load_items("bundled")[:LIMIT]
+    trajectories = {item.trajectory_key for item in items}
+    listed = [s for s in sessions.list_sessions(limit=100) if s.kind == "bench"]
+    assert len(listed) == 2 * len(trajectories)  # one per engine and recording
+    for summary in listed:
+        stored = sessions.load_session(summary.id)
+        assert stored.bench_run_id == run_record.id
+        evaluated = [step for step in stored.steps if step.predictions]
+        for step in evaluated:
+            prediction = step.predictions[0]
+            assert step.origin == "recorded" and step.real_observation is not None
+            assert prediction.prediction.messages[-1].content.endswith(f"{step.action}\n```")
+            names = {score.name for score in prediction.scores}
+            assert {f"judge.{dim}" for dim in SCORES} <= names  # the verdict is stored
+            assert names - {f"judge.{dim}" for dim in SCORES}  # beside the metrics
+        by_id = {row["prediction_id"]: row for row in rows}
+        for step in evaluated:
+            row = by_id[step.predictions[0].prediction_id]
+            assert row["engine"] == stored.engine and row["judge"]["scores"] == SCORES
+
+    queued = AnnotationQueue(database.session_factory).pending("ann", QueueFilter(), limit=100)
+    assert {item.prediction_id for item in queued} == {row["prediction_id"] for row in rows}

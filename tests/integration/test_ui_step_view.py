@@ -1,0 +1,125 @@
+"""An honest step view: nothing on screen belongs to another step, and every wait is explained.
+
+Driven with gradio_client's `submit`, whose job keeps every frame a streaming step yielded, so
+the frames before an error are checked too, not only the final state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from storage.sessions import SessionStore
+from tests.support.app_server import RunningApp, named, start_app
+
+RECORDING = "mkrww/errors"
+OFF_RECORDING = '[{"keystrokes": "uname -a\\n", "duration": 1}]'
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    running = start_app(tmp_path_factory.mktemp("step-view"))
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def client(app: RunningApp) -> Client:
+    return Client(app.url, verbose=False)
+
+
+def frames(client: Client, action: str, **engine: str) -> tuple[list[dict], Exception | None]:
+    """Every frame a step yielded (named), and the error it ended with, if any."""
+    job = client.submit(action, **engine, api_name="/step")
+    error = None
+    try:
+        job.result()
+    except Exception as exc:
+        error = exc
+    return [named(frame) for frame in job.outputs()], error
+
+
+def stored_sessions(app: RunningApp) -> int:
+    database = app.database()
+    try:
+        return len(SessionStore(database.session_factory).list_sessions())
+    finally:
+        database.dispose()
+
+
+def test_a_failed_step_clears_the_previous_steps_panels(client: Client, app: RunningApp):
+    loaded = named(client.predict("terminal", RECORDING, 0, api_name="/load_turn"))
+    done = named(client.predict(loaded["action"], engine="oracle", api_name="/step"))
+    assert "Identical." in done["diff"] and "1.00" in done["scores"]
+    before = stored_sessions(app)
+    shown, error = frames(
+        client, OFF_RECORDING, engine="openai", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    assert error is not None and "Cannot reach" in str(error) and "Traceback" not in str(error)
+    last = shown[-1]
+    assert "Step 2 was not taken" in last["status"] and "Nothing was stored" in last["status"]
+    assert "the step did not finish" in last["predicted"] and "uname -a" in last["predicted"]
+    assert "No real state shown" in last["real"]
+    assert last["scores"] == "" and last["diff"] == ""
+    assert stored_sessions(app) == before
+
+
+def test_streaming_frames_name_their_step_and_hide_old_scores(client: Client):
+    loaded = named(client.predict("terminal", RECORDING, 0, api_name="/load_turn"))
+    first = named(client.predict(loaded["action"], engine="persistence", api_name="/step"))
+    shown, error = frames(client, first["action"], engine="persistence")
+    assert error is None
+    opening = shown[0]
+    assert "Generating step 2" in opening["status"]
+    assert "after step 2" in opening["predicted"] and "after step 2" in opening["real"]
+    assert "Scores appear when the prediction is complete" in opening["scores"]
+    assert "after step 2" in shown[-1]["predicted"]
+
+
+def test_stop_shows_that_nothing_was_stored(client: Client):
+    client.predict("terminal", RECORDING, 0, api_name="/load_turn")
+    stopped = named(client.predict(OFF_RECORDING, api_name="/stop_step"))
+    assert "You stopped it" in stopped["status"] and "Nothing was stored" in stopped["status"]
+    assert "No real state shown" in stopped["real"]
+
+
+def test_the_oracle_off_the_recording_is_flagged_before_the_step(client: Client):
+    client.predict("terminal", RECORDING, 0, api_name="/load_turn")
+    message = client.predict(OFF_RECORDING, "oracle", api_name="/validate_action")
+    assert "oracle baseline" in message and "would fail" in message
+    assert client.predict(OFF_RECORDING, "persistence", api_name="/validate_action") == (
+        "✓ valid action"
+    )
+
+
+def test_a_slow_first_use_of_a_model_says_so(client: Client, tiny_model_dir: Path):
+    client.predict("terminal", "", api_name="/start_blank")
+    shown, error = frames(
+        client, OFF_RECORDING, engine="transformers", model=str(tiny_model_dir),
+        max_new_tokens=4,
+    )  # fmt: skip
+    assert error is None, error
+    assert "Preparing the transformers model" in shown[0]["status"]
+    assert "Generating step 1" in shown[1]["status"]
+
+
+def test_stop_releases_an_in_process_engine(client: Client, app: RunningApp, tiny_model_dir: Path):
+    """A stopped step stores nothing and must not keep the model busy for the next step."""
+    client.predict("terminal", "", api_name="/start_blank")
+    before = stored_sessions(app)
+    engine = {"engine": "transformers", "model": str(tiny_model_dir)}
+    job = client.submit(OFF_RECORDING, **engine, max_new_tokens=100_000, api_name="/step")
+    deadline = time.monotonic() + 120
+    while not any("Generating" in str(frame) for frame in job.outputs()):
+        assert time.monotonic() < deadline, "the step never started"
+        time.sleep(0.2)
+    job.cancel()
+    client.predict(OFF_RECORDING, api_name="/stop_step")
+    assert stored_sessions(app) == before  # the stopped step stored nothing
+    done = named(client.predict(OFF_RECORDING, **engine, max_new_tokens=4, api_name="/step"))
+    assert "Stored as prediction" in done["status"]
+    assert stored_sessions(app) == before + 1
