@@ -1,7 +1,8 @@
 """Who may use the app and with which role: password logins, Hugging Face login, admins.
 
 The users, admins and roles are fields of `Settings`. With no users configured the app has no
-login page; people are then "anonymous" with `anonymous_role`.
+login page; people are then "anonymous" with `anonymous_role`, each browser under its own
+anonymous name where work must be kept apart (annotations).
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ import os
 import gradio as gr
 
 from app.settings import Settings
-from ui.users import User
+from ui.users import ANONYMOUS, User, anonymous_name
 
 logger = logging.getLogger(__name__)
-
-ANONYMOUS = "anonymous"
 
 
 def credentials(settings: Settings) -> dict[str, str]:
@@ -70,14 +69,21 @@ class Auth:
         expected = self._logins.get(username)
         return expected is not None and hmac.compare_digest(expected, password)
 
-    def identify(self, request: gr.Request | None) -> User:
-        """The user behind `request`: password login, then Hugging Face login, else anonymous."""
+    def identify(self, request: gr.Request | None, browser: str | None = None) -> User:
+        """The user behind `request`: password login, then Hugging Face login, else anonymous.
+
+        Args:
+            request: the Gradio request.
+            browser: the browser's key (`ui.users.browser_key`) where anonymous browsers must
+                be told apart; an anonymous user is then "anonymous-<id>" for that browser.
+        """
         name = getattr(request, "username", None) if request is not None else None
         if not name and request is not None:
             name = _hf_username(request)
         if name:
             return User(name, is_admin=name in self._admins, logged_in=True)
-        return User(ANONYMOUS, is_admin=self._anonymous_admin)
+        anonymous = ANONYMOUS if browser is None else anonymous_name(browser)
+        return User(anonymous, is_admin=self._anonymous_admin)
 
 
 def _hf_username(request: gr.Request) -> str | None:

@@ -104,7 +104,7 @@ def _seed_rows(n: int) -> Iterator[dict[str, list[dict[str, object]]]]:
     session = {"domain": "terminal", "engine": "bench", "model": "bench-model", "params": {}}
     session |= {"history_mode": "teacher_forced", "task": "", "initial_state": "$ "}
     ratings = {f"rating_{dim}": 4 for dim in RATING_DIMENSIONS}
-    annotation = {"annotator_id": 1, "accept": False, "tags": [], "notes": "", "version": 1}
+    annotation = {"annotator_id": 1, "verdict": "reject", "tags": [], "notes": "", "version": 1}
     annotation |= {"source": "bench", "created_at": now, "updated_at": now, **ratings}
     score = [StoredScore("screen_similarity", "1", 0.5)]
     for start in range(0, n, SEED_BATCH):

@@ -52,6 +52,14 @@ def _run(connection: Connection) -> None:
         context.run_migrations()
 
 
+def _run_fresh(connection: Connection) -> None:
+    # The alembic command line: SQLite batch mode needs foreign-key actions off (see there).
+    from storage.migrate import migration_transaction
+
+    with migration_transaction(connection):
+        _run(connection)
+
+
 def run_migrations_offline() -> None:
     """Emit SQL for the configured URL without connecting (`alembic upgrade --sql`)."""
     _configure(url=_url(), literal_binds=True)
@@ -68,7 +76,7 @@ def run_migrations_online() -> None:
     engine = create_db_engine(_url())
     try:
         with engine.connect() as fresh:
-            _run(fresh)
+            _run_fresh(fresh)
     finally:
         engine.dispose()
 

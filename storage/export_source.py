@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from backend.export.records import ExportAnnotation, ExportRecord, ExportScore
 from backend.history import state_before
 from backend.types import ChatMessage, HistoryMode, Turn
+from backend.verdicts import Verdict
 from storage.annotations.rows import ratings_of
 from storage.convert import session_context
 from storage.db import SessionFactory, session_scope
@@ -84,7 +85,7 @@ def _annotations(session: Session, ids: Sequence[int]) -> dict[int, list[ExportA
                 annotator=name,
                 corrected_observation=row.corrected_observation,
                 ratings=ratings_of(row),
-                accept=row.accept,
+                verdict=Verdict(row.verdict),
                 tags=list(row.tags),
                 notes=row.notes,
                 version=row.version,

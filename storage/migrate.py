@@ -6,14 +6,15 @@ here in code, so an installed playground migrates without `alembic.ini`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Connection, Engine, inspect
 
 from backend.errors import SchemaOutOfDateError
 from storage.db import Database, create_db_engine
@@ -48,9 +49,38 @@ def known_revisions() -> set[str]:
     return {script.revision for script in scripts}
 
 
+@contextmanager
+def migration_transaction(connection: Connection) -> Iterator[None]:
+    """One transaction for migrations, with SQLite's foreign-key actions off meanwhile.
+
+    Batch mode changes a SQLite table by copying it, dropping the old one and renaming the copy;
+    with foreign keys on, that DROP deletes every row of every table that references it with
+    ON DELETE CASCADE (steps with their session, the history with its annotation). SQLite
+    ignores the pragma inside a transaction, so it is switched off before the transaction and
+    back on after it; the references are checked before the transaction commits.
+
+    Raises:
+        RuntimeError: the migrated data breaks a foreign key (nothing is committed).
+
+    """
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        connection.commit()
+    try:
+        with connection.begin():
+            yield
+            if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                raise RuntimeError("the migration left rows that break a foreign key")
+    finally:
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
+
+
 def _run(engine: Engine, action: Callable[[Config], None]) -> None:
     config = alembic_config()
-    with engine.begin() as connection:
+    with engine.connect() as connection, migration_transaction(connection):
         config.attributes["connection"] = connection
         action(config)
 

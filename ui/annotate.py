@@ -1,21 +1,46 @@
-"""Annotation flow for the UI: claim the next prediction, load my earlier work, submit an edit.
+"""Annotation flow for the UI: claim the next prediction, load my earlier work, submit, skip.
 
-Submitting names the version that was read; the store refuses a stale one (another tab or a
-reviewer changed it) with a `ConflictError` whose message tells the annotator nothing was saved.
+The rules of an annotation (a verdict, what it needs) live in `storage.annotations`; this module
+turns the page's widget values into an `AnnotationInput` and lets the store judge it, so the
+page and `awp annotations import` refuse the same things with the same words. Submitting names
+the version that was read; the store refuses a stale one (another tab or a reviewer changed it)
+with a `ConflictError` whose message tells the annotator nothing was saved.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from backend.errors import BadInputError
-from storage.annotations import AnnotationInput, QueueFilter, QueueItem, Ratings
+from backend.verdicts import Verdict
+from storage.annotations import (
+    AnnotationInput,
+    AnnotationRecord,
+    HeldElsewhere,
+    QueueFilter,
+    QueueItem,
+    Ratings,
+    explain,
+)
 from ui.services import Services
 
-ANNOTATOR = "annotator"
-"""Origin recorded for a real observation written by an annotator."""
-RATING_NAMES = ("format", "factuality", "consistency", "realism", "quality")
-VERDICTS = {"accept": True, "reject": False}
+RATING_HELP = {
+    "format": "1: not the environment's output format (prose, broken markup) · "
+    "5: exactly the format this environment prints",
+    "factuality": "1: the action's effect or the facts shown are wrong · "
+    "5: everything the action determines is right",
+    "consistency": "1: contradicts what the earlier turns established · "
+    "5: agrees with every earlier turn the model saw",
+    "realism": "1: no real environment would show this · "
+    "5: indistinguishable from a real observation",
+    "quality": "1: useless as the agent's next observation · 5: as useful as the real one",
+}
+"""What 1 and 5 mean for each of the five rubric dimensions, in rubric order."""
+RATING_NAMES = tuple(RATING_HELP)
+VERDICT_CHOICES = [(verdict.label.capitalize(), verdict.value) for verdict in Verdict]
 ERROR_TAGS = (
     "wrong effect of the action",
     "stale copy of the previous state",
@@ -35,7 +60,7 @@ class Draft:
         item: the claimed prediction and its context.
         corrected: the text to edit (my earlier correction, else the prediction).
         ratings: my earlier ratings by dimension.
-        accept: my earlier verdict.
+        verdict: my earlier verdict.
         tags: my earlier tags.
         notes: my earlier notes.
         version: my annotation's version when editing one, None for a first annotation.
@@ -44,10 +69,23 @@ class Draft:
     item: QueueItem
     corrected: str
     ratings: dict[str, int | None]
-    accept: bool | None = None
+    verdict: Verdict | None = None
     tags: tuple[str, ...] = ()
     notes: str = ""
     version: int | None = None
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """Where an annotator stands in the queue of one filter.
+
+    Attributes:
+        left: predictions this annotator may still take (a claimed one included).
+        held: those other annotators are reviewing now.
+    """
+
+    left: int
+    held: HeldElsewhere
 
 
 class Annotator:
@@ -61,48 +99,63 @@ class Annotator:
         item = self.services.queue.claim_next(user, QueueFilter(domain=domain or None))
         return self._draft(item, user) if item else None
 
-    def open(self, user: str, prediction_id: int) -> Draft:
-        """Claim a given prediction (to revisit my own annotation or pick from a list)."""
-        return self._draft(self.services.queue.claim(prediction_id, user), user)
+    def open(self, user: str, prediction_id: float | None) -> Draft:
+        """Claim a given prediction (to revisit my own annotation or pick from a list).
+
+        Raises:
+            BadInputError: no prediction number was given.
+            NotFoundError: no prediction has that number.
+            ConflictError: another annotator is reviewing it.
+        """
+        if not prediction_id or prediction_id < 1 or prediction_id != int(prediction_id):
+            raise BadInputError("Type the number of a prediction to open (1 or more).")
+        return self._draft(self.services.queue.claim(int(prediction_id), user), user)
 
     def skip(self, user: str, draft: Draft | None, domain: str | None) -> Draft | None:
-        """Give the current item back and claim the next one."""
+        """Send the current item to the back of my queue and claim the next one."""
         if draft is not None:
-            self.services.queue.release(draft.item.prediction_id, user)
+            self.services.queue.skip(draft.item.prediction_id, user)
         return self.next(user, domain)
+
+    def queue_state(self, user: str, domain: str | None) -> QueueState:
+        """How many items are left for me under this filter, and how many others hold."""
+        query_filter = QueueFilter(domain=domain or None)
+        return QueueState(
+            self.services.queue.count_pending(user, query_filter),
+            self.services.queue.held_elsewhere(user, query_filter),
+        )
 
     def submit(
         self,
         user: str,
         draft: Draft | None,
-        corrected: str,
-        ratings: dict[str, int | None],
+        corrected: str | None,
+        ratings: Mapping[str, str | int | None],
         verdict: str | None,
-        tags: list[str],
-        notes: str,
-    ) -> int:
-        """Store the annotation; returns its new version.
+        tags: list[str] | None,
+        notes: str | None,
+    ) -> AnnotationRecord:
+        """Store the annotation (the store fills an unknown real state when it establishes one).
 
         Raises:
-            BadInputError: there is no item to annotate.
+            BadInputError: there is no item, or the annotation breaks the rules (nothing saved).
             ConflictError: my annotation changed since it was opened (nothing saved).
         """
         if draft is None:
             raise BadInputError("There is nothing to submit: take the next item from the queue.")
-        annotation = AnnotationInput(
-            corrected_observation=corrected,
-            ratings=Ratings(**{k: int(v) if v else None for k, v in ratings.items()}),
-            accept=VERDICTS.get(verdict or ""),
-            tags=list(tags or []),
-            notes=notes or "",
-        )
-        record = self.services.annotations.submit(
+        try:
+            annotation = AnnotationInput(
+                verdict=verdict or None,  # type: ignore[arg-type]
+                corrected_observation=corrected or "",
+                ratings=Ratings(**{k: int(v) if v else None for k, v in ratings.items()}),
+                tags=list(tags or []),
+                notes=notes or "",
+            )
+        except ValidationError as exc:
+            raise BadInputError(explain(exc)) from None
+        return self.services.annotations.submit(
             draft.item.prediction_id, user, annotation, draft.version
         )
-        if draft.item.real_observation is None:
-            # Off the recording nobody saw reality: the annotator's correction becomes it.
-            self.services.sessions.set_real_observation(draft.item.step_id, corrected, ANNOTATOR)
-        return record.version
 
     def _draft(self, item: QueueItem, user: str) -> Draft:
         mine = self.services.annotations.list_annotations(
@@ -112,5 +165,5 @@ class Annotator:
             empty: dict[str, int | None] = dict.fromkeys(RATING_NAMES)
             return Draft(item, item.predicted_observation, empty)
         record = mine[0]
-        return Draft(item, record.corrected_observation, dict(record.ratings), record.accept,
+        return Draft(item, record.corrected_observation, dict(record.ratings), record.verdict,
                      tuple(record.tags), record.notes, record.version)  # fmt: skip

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 HELP = (
     "Shortcuts: **Ctrl+Enter** submit & next · **Alt+N** skip · **Alt+A** accept · "
-    "**Alt+R** reject · **Alt+1…5** rate the focused dimension row"
+    "**Alt+R** reject · **Alt+C** cannot tell · **Alt+1…5** rate the focused dimension"
 )
 
 SCRIPT = """
@@ -25,6 +25,7 @@ document.addEventListener("keydown", (event) => {
   else if (event.altKey && key === "n") click("#an-skip");
   else if (event.altKey && key === "a") click("#an-verdict input[value='accept']");
   else if (event.altKey && key === "r") click("#an-verdict input[value='reject']");
+  else if (event.altKey && key === "c") click("#an-verdict input[value='cannot_tell']");
   else if (event.altKey && "12345".includes(key)) {
     const row = document.activeElement && document.activeElement.closest(".an-rating");
     if (row) click(`#${row.id} input[value='${key}']`);

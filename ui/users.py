@@ -1,13 +1,23 @@
-"""Who is at the browser: a name and a role, worked out by the app's auth layer per request."""
+"""Who is at the browser: a name and a role, worked out by the app's auth layer per request.
+
+People who are not logged in are anonymous. Where their work must be told apart (annotations,
+claims, skips), each browser gets its own anonymous name from a key it keeps
+(`gr.BrowserState`), so two anonymous browsers never share claims or overwrite each other.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
 from dataclasses import dataclass
+from typing import Protocol
 
 import gradio as gr
 
 from backend.errors import AWPError
+
+ANONYMOUS = "anonymous"
+"""The name of people who are not logged in, where browsers need not be told apart."""
+MAX_BROWSER_KEY = 128
 
 
 @dataclass(frozen=True)
@@ -15,7 +25,8 @@ class User:
     """The person behind a request.
 
     Attributes:
-        name: the login name (password login or Hugging Face username), or "anonymous".
+        name: the login name (password login or Hugging Face username), "anonymous", or
+            "anonymous-<id>" for one anonymous browser.
         is_admin: may export data and see everyone's progress.
         logged_in: whether the name comes from a login rather than a default.
     """
@@ -29,5 +40,31 @@ class AccessDeniedError(AWPError):
     """The user's role does not allow this (exports and everyone's progress are for admins)."""
 
 
-Identify = Callable[[gr.Request | None], User]
-"""Maps a Gradio request to its user; built by `app.auth` from the auth settings."""
+class Identify(Protocol):
+    """Maps a Gradio request (and, where it matters, a browser key) to its user.
+
+    Built by `app.auth` from the auth settings.
+    """
+
+    def __call__(self, request: gr.Request | None, browser: str | None = None) -> User:
+        """The user behind `request`; anonymous users get a name per `browser` key if given."""
+        ...
+
+
+def browser_key(stored: str | None, request: gr.Request | None) -> str:
+    """This browser's key: the one it keeps, else this page's session id (for it to keep).
+
+    A page's first event has no stored key yet; its session id is unique and becomes the key
+    the browser keeps from then on, across reloads. API clients (gradio_client) keep no
+    browser state, so each client is told apart by its session.
+    """
+    if stored and isinstance(stored, str) and len(stored) <= MAX_BROWSER_KEY:
+        return stored
+    return getattr(request, "session_hash", None) or ""
+
+
+def anonymous_name(key: str) -> str:
+    """The anonymous annotator name of a browser key (short, and reveals nothing of the key)."""
+    if not key:
+        return ANONYMOUS
+    return f"{ANONYMOUS}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:10]}"

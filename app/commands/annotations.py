@@ -28,9 +28,10 @@ def import_file(
     file: Annotated[Path, typer.Argument(help="JSONL file, one annotation per line.")],
     source: Annotated[str, typer.Option(help="Recorded as the annotations' source.")] = "import",
 ) -> None:
-    """Import annotations (prediction_id, annotator, corrected_observation, ratings, ...).
+    """Import annotations (prediction_id, annotator, verdict, corrected_observation, ratings, ...).
 
-    Every line is validated first; one bad line refuses the whole file, listing the bad lines.
+    `verdict` is accept, reject or cannot_tell, by the same rules as the Annotate page. Every
+    line is validated first; one bad line refuses the whole file, listing the bad lines.
     """
     from storage.annotations import AnnotationStore, parse_import_file
 
@@ -71,7 +72,7 @@ def list_annotations(
             typer.echo(json.dumps(asdict(record), default=str, ensure_ascii=False))
             continue
         ratings = "".join(str(v) if v is not None else "-" for v in record.ratings.values())
-        verdict = {True: "accept", False: "reject", None: "-"}[record.accept]
+        verdict = record.verdict.label
         text = record.corrected_observation.replace("\n", " ")[:50]
         tags = ",".join(record.tags) or "-"
         typer.echo(
@@ -104,15 +105,16 @@ def progress(
     for p in people:
         typer.echo(
             f"  {p.annotator} [{p.domain}]: {p.annotated} "
-            f"({p.accepted} accepted, {p.rejected} rejected)"
+            f"({p.accepted} accepted, {p.rejected} rejected, {p.cannot_tell} cannot tell)"
         )
     for name, result in [("overall", overall), *by_domain.items()]:
         if not result.pairs:
             continue
         dims = ", ".join(f"{dim} {a.exact:.0%}" for dim, a in result.dimensions.items())
-        accept = "-" if result.accept is None else f"{result.accept:.0%}"
+        verdict = "-" if result.verdict is None else f"{result.verdict:.0%}"
         typer.echo(
-            f"agreement {name}: {result.pairs} pairs, accept {accept}, exact ratings: {dims or '-'}"
+            f"agreement {name}: {result.pairs} pairs, same verdict {verdict}, "
+            f"exact ratings: {dims or '-'}"
         )
 
 

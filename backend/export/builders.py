@@ -1,6 +1,15 @@
 """Export formats: each turns one record into zero or more rows of its row model.
 
 Formats are registered by name (`FORMATS`), so the CLI, the UI and tests share one list.
+
+An annotated record's truth comes from its verdict alone (`ExportRecord.reference`):
+
+- accept (the prediction is the truth): sft completes with the prediction, kto labels it True,
+  reward scores against it, agentworldbench takes it as ground truth; no dpo pair.
+- reject (the correction is the truth): sft and agentworldbench take the correction, dpo prefers
+  it over the prediction, kto labels the prediction False and the correction True, reward
+  scores against the correction.
+- cannot tell: no row in any format.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from backend.export.prompt import answer, prompt_messages
-from backend.export.records import ExportContext, ExportRecord
+from backend.export.records import ExportAnnotation, ExportContext, ExportRecord
 from backend.export.reward_rows import build_reward
 from backend.export.rows import (
     AgentWorldBenchExportRow,
@@ -23,6 +32,7 @@ from backend.export.rows import (
 from backend.history import state_after
 from backend.registry import Registry
 from backend.types import Trajectory, Turn
+from backend.verdicts import Verdict
 
 AWB_SOURCE = "agentworld-playground"
 
@@ -50,54 +60,52 @@ class ExportFormat:
     description: str
 
 
-def _changed(record: ExportRecord) -> bool:
-    corrected = record.annotation.corrected_observation if record.annotation else None
-    return corrected is not None and corrected.strip() != record.predicted_observation.strip()
+def _rejected(record: ExportRecord) -> ExportAnnotation | None:
+    """The annotation when it rejects the prediction with its correction."""
+    annotation = record.annotation
+    return annotation if annotation is not None and annotation.verdict is Verdict.REJECT else None
 
 
 def build_sft(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
-    """One row: the corrected observation as the completion."""
-    if record.annotation is None or not record.annotation.corrected_observation.strip():
+    """One row: the true observation the annotation establishes as the completion."""
+    truth = record.reference if record.annotation is not None else None
+    if truth is None or not truth.strip():
         return
     yield SFTRow(
         prompt=prompt_messages(record, ctx.prompt_of(record)),
-        completion=answer(record.domain, record.annotation.corrected_observation),
+        completion=answer(record.domain, truth),
         **record.links(),
     )
 
 
 def build_dpo(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
-    """One pair when the annotator changed the prediction: the correction over the prediction."""
-    if record.annotation is None or not _changed(record):
+    """One pair for a reject: the correction over the prediction."""
+    annotation = _rejected(record)
+    if annotation is None:
         return
     yield DPORow(
         prompt=prompt_messages(record, ctx.prompt_of(record)),
-        chosen=answer(record.domain, record.annotation.corrected_observation),
+        chosen=answer(record.domain, annotation.corrected_observation),
         rejected=answer(record.domain, record.predicted_observation),
         **record.links(),
     )
 
 
 def build_kto(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
-    """The prediction labelled good or bad, plus the correction (good) when it differs.
-
-    The label is the annotator's accept/reject; without one, whether the prediction was kept
-    unchanged.
-    """
+    """The prediction labelled by the verdict, plus a reject's correction labelled good."""
     annotation = record.annotation
-    if annotation is None:
+    if annotation is None or annotation.verdict is Verdict.CANNOT_TELL:
         return
     prompt = prompt_messages(record, ctx.prompt_of(record))
-    changed = _changed(record)
-    label = annotation.accept if annotation.accept is not None else not changed
+    rejected = annotation.verdict is Verdict.REJECT
     yield KTORow(
         prompt=prompt,
         completion=answer(record.domain, record.predicted_observation),
-        label=label,
+        label=not rejected,
         completion_source="prediction",
         **record.links(),
     )
-    if changed:
+    if rejected:
         yield KTORow(
             prompt=prompt,
             completion=answer(record.domain, annotation.corrected_observation),
@@ -108,10 +116,11 @@ def build_kto(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
 
 
 def build_agentworldbench(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
-    """A benchmark item for the step: teacher-forced history, the correction as ground truth."""
+    """A benchmark item for the step: teacher-forced history, the annotated truth as answer."""
     from backend.data.agentworldbench import trajectory_to_rows
 
-    if record.annotation is None:
+    truth = record.reference if record.annotation is not None else None
+    if truth is None:
         return
     history = [Turn(action=t.action, observation=state_after(t) or "") for t in record.history]
     system = ctx.prompt_of(record)
@@ -122,7 +131,7 @@ def build_agentworldbench(record: ExportRecord, ctx: ExportContext) -> Iterator[
         initial_state=record.initial_state,
         turns=[
             *history,
-            Turn(action=record.action, observation=record.annotation.corrected_observation),
+            Turn(action=record.action, observation=truth),
         ],
         source=AWB_SOURCE,
         licence="see dataset card",
@@ -134,12 +143,14 @@ def build_agentworldbench(record: ExportRecord, ctx: ExportContext) -> Iterator[
 
 FORMATS: Registry[ExportFormat] = Registry("export format")
 for _format in (
-    ExportFormat("sft", SFTRow, build_sft, True, "prompt/completion: the corrected observation."),
+    ExportFormat(
+        "sft", SFTRow, build_sft, True, "prompt/completion: the accepted or corrected observation."
+    ),
     ExportFormat(
         "dpo", DPORow, build_dpo, True, "prompt/chosen/rejected: correction over prediction."
     ),
     ExportFormat(
-        "kto", KTORow, build_kto, True, "prompt/completion/label: prediction accepted or not."
+        "kto", KTORow, build_kto, True, "prompt/completion/label: prediction accepted or rejected."
     ),
     ExportFormat("reward", RewardRow, build_reward, False, "prompt, reference, reward components."),
     ExportFormat(
@@ -147,7 +158,7 @@ for _format in (
         AgentWorldBenchExportRow,
         build_agentworldbench,
         True,
-        "official AgentWorldBench rows with the correction as ground truth.",
+        "official AgentWorldBench rows with the annotated truth as ground truth.",
     ),
 ):
     FORMATS.register(_format.name, _format)

@@ -13,6 +13,7 @@ from typing import Any
 
 from backend.scoring.judge import JUDGE_PREFIX
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
+from backend.verdicts import Verdict, truth
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class ExportAnnotation:
     annotator: str
     corrected_observation: str
     ratings: Mapping[str, int | None]
-    accept: bool | None
+    verdict: Verdict
     tags: list[str]
     notes: str
     version: int
@@ -100,9 +101,17 @@ class ExportRecord:
 
     @property
     def reference(self) -> str | None:
-        """The best known truth: the annotator's correction, else the real observation."""
+        """The best known truth: what the annotation establishes, else the real observation.
+
+        An annotated record takes its truth from the verdict alone (`backend.verdicts.truth`):
+        the prediction for accept, the correction for reject, none for cannot tell.
+        """
         if self.annotation is not None:
-            return self.annotation.corrected_observation
+            return truth(
+                self.annotation.verdict,
+                self.predicted_observation,
+                self.annotation.corrected_observation,
+            )
         return self.real_observation
 
 

@@ -2,6 +2,7 @@
 
 from storage.annotations.importer import parse_import_file
 from storage.annotations.queue import AnnotationQueue
+from storage.annotations.rules import RULES, explain
 from storage.annotations.stats import (
     Agreement,
     AnnotatorProgress,
@@ -15,6 +16,7 @@ from storage.annotations.types import (
     AnnotationEdit,
     AnnotationInput,
     AnnotationRecord,
+    HeldElsewhere,
     ImportRow,
     QueueFilter,
     QueueItem,
@@ -22,6 +24,7 @@ from storage.annotations.types import (
 )
 
 __all__ = [
+    "RULES",
     "Agreement",
     "AnnotationEdit",
     "AnnotationInput",
@@ -30,6 +33,7 @@ __all__ = [
     "AnnotationStore",
     "AnnotatorProgress",
     "DomainProgress",
+    "HeldElsewhere",
     "ImportResult",
     "ImportRow",
     "QueueFilter",
@@ -38,5 +42,6 @@ __all__ = [
     "agreement",
     "annotator_progress",
     "domain_progress",
+    "explain",
     "parse_import_file",
 ]

@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, or_, select
+from sqlalchemy import and_, case, delete, exists, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
 
 from backend.errors import ConflictError, NotFoundError
 from storage.annotations.context import queue_item
-from storage.annotations.types import QueueFilter, QueueItem
+from storage.annotations.types import HeldElsewhere, QueueFilter, QueueItem
 from storage.db import SessionFactory, session_scope
 from storage.models import (
     AnnotationRow,
@@ -24,6 +24,7 @@ from storage.models import (
     PredictionRow,
     ScoreRow,
     SessionRow,
+    SkipRow,
     StepRow,
     utcnow,
 )
@@ -33,21 +34,12 @@ DEFAULT_CLAIM_TTL = timedelta(minutes=30)
 CANDIDATE_BATCH = 16
 
 
-def _candidates(query_filter: QueueFilter, me: int | None, now: datetime) -> Select[Any]:
-    """Prediction ids the filter offers to annotator `me`, own live claims first, then oldest."""
-    mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now) if me is not None else None
+def _offered(query_filter: QueueFilter, me: int | None) -> Select[Any]:
+    """Prediction ids the filter offers to annotator `me`, whoever holds them."""
     query = (
         select(PredictionRow.id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
         .join(SessionRow, SessionRow.id == StepRow.session_id)
-        .outerjoin(ClaimRow, ClaimRow.prediction_id == PredictionRow.id)
-        .where(
-            or_(
-                ClaimRow.prediction_id.is_(None),
-                ClaimRow.expires_at <= now,
-                ClaimRow.annotator_id == me,
-            )
-        )
     )
     if query_filter.domain is not None:
         query = query.where(SessionRow.domain == query_filter.domain)
@@ -67,12 +59,36 @@ def _candidates(query_filter: QueueFilter, me: int | None, now: datetime) -> Sel
         query = query.where(~exists(annotated))
     elif me is not None:
         query = query.where(~exists(annotated.where(AnnotationRow.annotator_id == me)))
-    order = (
-        [PredictionRow.id]
-        if mine is None
-        else [func.coalesce(mine, False).desc(), PredictionRow.id]
+    return query
+
+
+def _candidates(query_filter: QueueFilter, me: int | None, now: datetime) -> Select[Any]:
+    """What `me` may claim now, in queue order.
+
+    Own live claims first, then predictions `me` never skipped (oldest first), then those `me`
+    skipped, the longest ago first.
+    """
+    query = (
+        _offered(query_filter, me)
+        .outerjoin(ClaimRow, ClaimRow.prediction_id == PredictionRow.id)
+        .where(
+            or_(
+                ClaimRow.prediction_id.is_(None),
+                ClaimRow.expires_at <= now,
+                ClaimRow.annotator_id == me,
+            )
+        )
     )
-    return query.order_by(*order)
+    if me is None:
+        return query.order_by(PredictionRow.id)
+    mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now)
+    query = query.outerjoin(
+        SkipRow, and_(SkipRow.prediction_id == PredictionRow.id, SkipRow.annotator_id == me)
+    )
+    skipped = case((SkipRow.skipped_at.is_(None), 0), else_=1)
+    return query.order_by(
+        func.coalesce(mine, False).desc(), skipped, SkipRow.skipped_at, PredictionRow.id
+    )
 
 
 class AnnotationQueue:
@@ -147,7 +163,7 @@ class AnnotationQueue:
         return item
 
     def release(self, prediction_id: int, annotator: str) -> None:
-        """Give a claimed prediction back to the queue (skip)."""
+        """Give a claimed prediction back to the queue, keeping its place in it."""
         with session_scope(self._factory) as session:
             me = find_annotator(session, annotator)
             session.execute(
@@ -155,6 +171,55 @@ class AnnotationQueue:
                     ClaimRow.prediction_id == prediction_id, ClaimRow.annotator_id == me
                 )
             )
+
+    def skip(self, prediction_id: int, annotator: str) -> None:
+        """Give a claimed prediction back and send it to the back of `annotator`'s queue.
+
+        The skip is stored, so the order holds across page reloads; the others' queues keep
+        their order.
+
+        Raises:
+            NotFoundError: the prediction does not exist.
+
+        """
+        now = utcnow()
+        with session_scope(self._factory) as session:
+            if session.get(PredictionRow, prediction_id) is None:
+                raise NotFoundError(f"Prediction {prediction_id} does not exist.")
+            me = ensure_annotator(session, annotator)
+            session.execute(
+                delete(ClaimRow).where(
+                    ClaimRow.prediction_id == prediction_id, ClaimRow.annotator_id == me
+                )
+            )
+            statement = dialect_insert(session, SkipRow).values(
+                prediction_id=prediction_id, annotator_id=me, skipped_at=now
+            )
+            session.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[SkipRow.prediction_id, SkipRow.annotator_id],
+                    set_={"skipped_at": statement.excluded.skipped_at},
+                )
+            )
+
+    def held_elsewhere(
+        self, annotator: str, query_filter: QueueFilter | None = None
+    ) -> HeldElsewhere:
+        """Predictions the filter offers `annotator` that other annotators hold claims on now."""
+        now = utcnow()
+        with session_scope(self._factory) as session:
+            me = find_annotator(session, annotator)
+            held = _offered(query_filter or QueueFilter(), me).join(
+                ClaimRow, ClaimRow.prediction_id == PredictionRow.id
+            )
+            held = held.where(ClaimRow.expires_at > now)
+            if me is not None:
+                held = held.where(ClaimRow.annotator_id != me)
+            inner = held.add_columns(ClaimRow.expires_at.label("expires_at")).subquery()
+            count, first, last = session.execute(
+                select(func.count(), func.min(inner.c.expires_at), func.max(inner.c.expires_at))
+            ).one()
+        return HeldElsewhere(count=count, first_expiry=first, last_expiry=last)
 
     def _try_claim(
         self, prediction_id: int, annotator: str, query_filter: QueueFilter | None = None

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from backend.errors import ConflictError, NotFoundError
+from backend.verdicts import Verdict
 from storage.annotations.types import AnnotationEdit, AnnotationInput, AnnotationRecord
 from storage.models import (
     RATING_DIMENSIONS,
@@ -20,10 +21,10 @@ from storage.models import (
 
 
 def annotation_fields(data: AnnotationInput) -> dict[str, Any]:
-    """Column values of an annotation written from `data`."""
+    """Column values of an annotation written from `data` (settled against its prediction)."""
     fields: dict[str, Any] = {
-        "corrected_observation": data.corrected_observation,
-        "accept": data.accept,
+        "corrected_observation": data.correction,
+        "verdict": data.verdict.value,
         "tags": list(data.tags),
         "notes": data.notes,
     }
@@ -45,7 +46,7 @@ def record_edit(session: Session, row: AnnotationRow, editor: str) -> None:
             editor=editor,
             corrected_observation=row.corrected_observation,
             ratings=ratings_of(row),
-            accept=row.accept,
+            verdict=row.verdict,
             tags=list(row.tags),
             notes=row.notes,
             source=row.source,
@@ -142,7 +143,7 @@ def to_record(row: AnnotationRow, annotator: str) -> AnnotationRecord:
         annotator=annotator,
         corrected_observation=row.corrected_observation,
         ratings=ratings_of(row),
-        accept=row.accept,
+        verdict=Verdict(row.verdict),
         tags=list(row.tags),
         notes=row.notes,
         source=row.source,
@@ -160,7 +161,7 @@ def to_edit(row: AnnotationEditRow) -> AnnotationEdit:
         editor=row.editor,
         corrected_observation=row.corrected_observation,
         ratings=dict(row.ratings),
-        accept=row.accept,
+        verdict=Verdict(row.verdict),
         tags=list(row.tags),
         notes=row.notes,
         source=row.source,

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import Integer, case, func, select
 
+from backend.verdicts import Verdict
 from storage.db import SessionFactory, session_scope
 from storage.models import (
     RATING_DIMENSIONS,
@@ -30,6 +31,7 @@ class AnnotatorProgress:
     annotated: int
     accepted: int
     rejected: int
+    cannot_tell: int
     last_at: datetime | None
 
 
@@ -60,7 +62,8 @@ class Agreement:
     Attributes:
         predictions: predictions with at least two annotations.
         pairs: annotator pairs compared.
-        accept: share of pairs (both decided) with the same accept/reject; None without any.
+        verdict: share of pairs (both accept or reject, not cannot tell) with the same verdict;
+            None without any.
         same_correction: share of pairs that wrote the same corrected observation.
         dimensions: per rubric dimension.
 
@@ -68,7 +71,7 @@ class Agreement:
 
     predictions: int
     pairs: int
-    accept: float | None
+    verdict: float | None
     same_correction: float | None
     dimensions: dict[str, DimensionAgreement]
 
@@ -77,16 +80,16 @@ class Agreement:
 class _Tally:
     predictions: int = 0
     pairs: int = 0
-    accept_pairs: int = 0
-    accept_same: int = 0
+    verdict_pairs: int = 0
+    verdict_same: int = 0
     same_correction: int = 0
     diffs: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, a: Any, b: Any) -> None:
         self.pairs += 1
-        if a.accept is not None and b.accept is not None:
-            self.accept_pairs += 1
-            self.accept_same += a.accept == b.accept
+        if Verdict.CANNOT_TELL not in (a.verdict, b.verdict):
+            self.verdict_pairs += 1
+            self.verdict_same += a.verdict == b.verdict
         self.same_correction += a.corrected_observation.strip() == b.corrected_observation.strip()
         for dim in RATING_DIMENSIONS:
             x, y = getattr(a, f"rating_{dim}"), getattr(b, f"rating_{dim}")
@@ -107,7 +110,7 @@ class _Tally:
         return Agreement(
             predictions=self.predictions,
             pairs=self.pairs,
-            accept=self.accept_same / self.accept_pairs if self.accept_pairs else None,
+            verdict=self.verdict_same / self.verdict_pairs if self.verdict_pairs else None,
             same_correction=self.same_correction / self.pairs if self.pairs else None,
             dimensions=dims,
         )
@@ -116,14 +119,16 @@ class _Tally:
 def annotator_progress(
     factory: SessionFactory, annotator: str | None = None
 ) -> list[AnnotatorProgress]:
-    """Annotations per annotator and domain, with accept/reject counts."""
+    """Annotations per annotator and domain, with counts per verdict."""
     query = (
         select(
             AnnotatorRow.name,
             SessionRow.domain,
             func.count(AnnotationRow.id),
-            func.sum(case((AnnotationRow.accept.is_(True), 1), else_=0)),
-            func.sum(case((AnnotationRow.accept.is_(False), 1), else_=0)),
+            *(
+                func.sum(case((AnnotationRow.verdict == verdict.value, 1), else_=0))
+                for verdict in Verdict
+            ),
             func.max(AnnotationRow.updated_at),
         )
         .join(AnnotationRow, AnnotationRow.annotator_id == AnnotatorRow.id)
@@ -137,8 +142,8 @@ def annotator_progress(
         query = query.where(AnnotatorRow.name == annotator)
     with session_scope(factory) as session:
         return [
-            AnnotatorProgress(name, domain, n, int(acc or 0), int(rej or 0), last)
-            for name, domain, n, acc, rej, last in session.execute(query)
+            AnnotatorProgress(name, domain, n, int(acc or 0), int(rej or 0), int(unsure or 0), last)
+            for name, domain, n, acc, rej, unsure, last in session.execute(query)
         ]
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, ConflictError, NotFoundError
+from backend.verdicts import truth
+from storage.annotations.importer import bad_rows_message
 from storage.annotations.rows import (
     annotator_name,
     create_annotation,
@@ -22,14 +25,42 @@ from storage.models import (
     AnnotationRow,
     AnnotatorRow,
     ClaimRow,
+    ObservationOrigin,
     PredictionRow,
     SessionRow,
+    SkipRow,
     StepRow,
 )
 from storage.upsert import ensure_annotator
 
-EXISTENCE_CHUNK = 500
-MAX_LISTED_ERRORS = 20
+IMPORT_CHUNK = 500
+
+
+def settle(session: Session, prediction_id: int, annotation: AnnotationInput) -> AnnotationInput:
+    """Check `annotation` against the prediction it judges and fill the step's unknown truth.
+
+    Only a verdict that establishes the truth (accept, or reject with its correction) may set a
+    real observation nobody recorded; cannot tell never does, and a known one is never replaced:
+    the write is one conditional UPDATE, so of two annotators submitting at once the first wins.
+
+    Raises:
+        NotFoundError: the prediction does not exist.
+        BadInputError: the verdict contradicts the correction.
+
+    """
+    prediction = session.get(PredictionRow, prediction_id)
+    if prediction is None:
+        raise NotFoundError(f"Prediction {prediction_id} does not exist.")
+    settled = annotation.settled(prediction.observation)
+    known = truth(settled.verdict, prediction.observation, settled.correction)
+    if known is not None:
+        session.execute(
+            update(StepRow)
+            .where(StepRow.id == prediction.step_id, StepRow.real_observation.is_(None))
+            .values(real_observation=known, origin=ObservationOrigin.ANNOTATOR.value)
+            .execution_options(synchronize_session=False)
+        )
+    return settled
 
 
 @dataclass(frozen=True)
@@ -65,7 +96,7 @@ class AnnotationStore:
         Args:
             prediction_id: the prediction judged.
             annotator: the annotator's name (created on first use).
-            annotation: the correction, ratings, accept/reject, tags and notes.
+            annotation: the verdict, correction, ratings, tags and notes.
             expected_version: None for a first annotation; the version last read for an edit.
             source: where the annotation was made (`ui`, `import`, ...).
 
@@ -75,12 +106,12 @@ class AnnotationStore:
         Raises:
             NotFoundError: the prediction (or, for an edit, the annotation) does not exist.
             ConflictError: a first submit where one exists, or an edit of a stale version.
+            BadInputError: the verdict contradicts the correction; nothing was saved.
 
         """
         with session_scope(self._factory) as session:
             me = ensure_annotator(session, annotator)
-            if session.get(PredictionRow, prediction_id) is None:
-                raise NotFoundError(f"Prediction {prediction_id} does not exist.")
+            annotation = settle(session, prediction_id, annotation)
             existing = session.scalar(
                 select(AnnotationRow.id).where(
                     AnnotationRow.prediction_id == prediction_id,
@@ -102,11 +133,10 @@ class AnnotationStore:
                 row = update_annotation(
                     session, existing, annotation, expected_version, annotator, source
                 )
-            session.execute(
-                delete(ClaimRow).where(
-                    ClaimRow.prediction_id == prediction_id, ClaimRow.annotator_id == me
+            for done in (ClaimRow, SkipRow):
+                session.execute(
+                    delete(done).where(done.prediction_id == prediction_id, done.annotator_id == me)
                 )
-            )
             return to_record(row, annotator)
 
     def edit(
@@ -123,9 +153,14 @@ class AnnotationStore:
         Raises:
             NotFoundError: no annotation has that id.
             ConflictError: the annotation moved past `expected_version`; nothing was written.
+            BadInputError: the verdict contradicts the correction; nothing was written.
 
         """
         with session_scope(self._factory) as session:
+            current = session.get(AnnotationRow, annotation_id)
+            if current is None:
+                raise NotFoundError(f"Annotation {annotation_id} does not exist.")
+            annotation = settle(session, current.prediction_id, annotation)
             row = update_annotation(
                 session, annotation_id, annotation, expected_version, editor, source
             )
@@ -188,55 +223,61 @@ class AnnotationStore:
         """Write annotations made elsewhere, all or nothing.
 
         A row for an annotator and prediction already annotated becomes a new version of that
-        annotation; the history keeps the old one.
+        annotation; the history keeps the old one. Each row is checked against the prediction
+        it judges by the same rules as the Annotate page.
 
         Args:
             rows: (line number, validated row) pairs; line numbers appear in errors.
             source: recorded as the annotations' source.
 
         Raises:
-            BadInputError: some rows name predictions that do not exist (their lines are listed);
-                nothing was written.
+            BadInputError: some rows name predictions that do not exist or break the rules
+                (their lines are listed with what is wrong); nothing was written.
 
         """
         created = updated = 0
+        problems: list[tuple[int, str]] = []
         with session_scope(self._factory) as session:
-            ids = sorted({row.prediction_id for _, row in rows})
-            found: set[int] = set()
-            for start in range(0, len(ids), EXISTENCE_CHUNK):
-                chunk = ids[start : start + EXISTENCE_CHUNK]
-                found.update(
-                    session.scalars(select(PredictionRow.id).where(PredictionRow.id.in_(chunk)))
+            for start in range(0, len(rows), IMPORT_CHUNK):
+                chunk = rows[start : start + IMPORT_CHUNK]
+                ids = {row.prediction_id for _, row in chunk}
+                found = set(
+                    session.scalars(select(PredictionRow.id).where(PredictionRow.id.in_(ids)))
                 )
-            missing = [
-                (line, row.prediction_id) for line, row in rows if row.prediction_id not in found
-            ]
-            if missing:
-                raise BadInputError(_missing_message(missing))
-            for _, row in rows:
-                me = ensure_annotator(session, row.annotator)
-                current = session.scalar(
-                    select(AnnotationRow).where(
-                        AnnotationRow.prediction_id == row.prediction_id,
-                        AnnotationRow.annotator_id == me,
-                    )
-                )
-                if current is None:
-                    create_annotation(session, row.prediction_id, me, row.annotator, row, source)
-                    created += 1
-                else:
-                    update_annotation(
-                        session, current.id, row, current.version, row.annotator, source
-                    )
-                    updated += 1
+                for line, row in chunk:
+                    if row.prediction_id not in found:
+                        problems.append((line, f"prediction {row.prediction_id} does not exist"))
+                        continue
+                    try:
+                        settled = settle(session, row.prediction_id, row)
+                    except BadInputError as exc:
+                        problems.append((line, str(exc)))
+                        continue
+                    if problems:
+                        continue  # the file is refused: only look for more problems
+                    if self._import_row(session, row, settled, source):
+                        created += 1
+                    else:
+                        updated += 1
+                session.flush()  # the identity map is weak: flushed rows of a chunk can go
+            if problems:
+                raise BadInputError(bad_rows_message(problems))
         return ImportResult(created=created, updated=updated)
 
-
-def _missing_message(missing: Sequence[tuple[int, int]]) -> str:
-    listed = "\n".join(
-        f"  line {line}: prediction {pid} does not exist"
-        for line, pid in missing[:MAX_LISTED_ERRORS]
-    )
-    more = len(missing) - MAX_LISTED_ERRORS
-    tail = f"\n  ... and {more} more" if more > 0 else ""
-    return f"{len(missing)} rows name unknown predictions; nothing was imported:\n{listed}{tail}"
+    @staticmethod
+    def _import_row(
+        session: Session, row: ImportRow, settled: AnnotationInput, source: str
+    ) -> bool:
+        """Write one imported row; True when it created an annotation, False for a new version."""
+        me = ensure_annotator(session, row.annotator)
+        current = session.scalar(
+            select(AnnotationRow).where(
+                AnnotationRow.prediction_id == row.prediction_id,
+                AnnotationRow.annotator_id == me,
+            )
+        )
+        if current is None:
+            create_annotation(session, row.prediction_id, me, row.annotator, settled, source)
+            return True
+        update_annotation(session, current.id, settled, current.version, row.annotator, source)
+        return False

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from backend.errors import BadInputError
 from backend.types import ChatMessage
+from backend.verdicts import Verdict
+from storage.annotations.rules import prediction_problem, shape_problem
 from storage.models import RATING_DIMENSIONS
 
 
@@ -29,15 +33,66 @@ class Ratings(BaseModel):
 
 
 class AnnotationInput(BaseModel):
-    """One annotator's judgement of a prediction: the corrected observation and ratings."""
+    """One annotator's judgement of a prediction, checked against the rules as it is built.
+
+    Attributes:
+        verdict: accept, reject or cannot tell (required: a submit without one means nothing).
+        corrected_observation: the prediction edited into the real next state; may be left out
+            for accept and cannot tell, which then store the prediction itself.
+        ratings: the five rubric dimensions, all or none (all for a reject).
+        tags: error tags.
+        notes: free text.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    corrected_observation: str
+    verdict: Verdict
+    corrected_observation: str | None = None
     ratings: Ratings = Field(default_factory=Ratings)
-    accept: bool | None = None
     tags: list[str] = Field(default_factory=list)
     notes: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _verdict_given(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            if "accept" in data:
+                raise ValueError(
+                    '"accept" is replaced by "verdict": "accept", "reject" or "cannot_tell"'
+                )
+            if data.get("verdict") in (None, ""):
+                raise ValueError("no verdict: choose accept, reject or cannot tell")
+        return data
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> AnnotationInput:
+        problem = shape_problem(self.verdict, self.corrected_observation, self.ratings.as_dict())
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    def settled(self, predicted: str) -> AnnotationInput:
+        """This annotation checked against the prediction it judges, ready to store.
+
+        An accept stores the prediction itself as its correction (whitespace an editor added is
+        not kept), and a missing correction becomes the prediction.
+
+        Raises:
+            BadInputError: the verdict contradicts the correction.
+        """
+        problem = prediction_problem(self.verdict, self.corrected_observation, predicted)
+        if problem:
+            raise BadInputError(problem)
+        if self.verdict is Verdict.ACCEPT or self.corrected_observation is None:
+            return self.model_copy(update={"corrected_observation": predicted})
+        return self
+
+    @property
+    def correction(self) -> str:
+        """The correction of a settled annotation."""
+        if self.corrected_observation is None:
+            raise ValueError("settle the annotation against its prediction first")
+        return self.corrected_observation
 
 
 class ImportRow(AnnotationInput):
@@ -56,7 +111,7 @@ class AnnotationRecord:
     annotator: str
     corrected_observation: str
     ratings: Mapping[str, int | None]
-    accept: bool | None
+    verdict: Verdict
     tags: list[str]
     notes: str
     source: str
@@ -74,7 +129,7 @@ class AnnotationEdit:
     editor: str
     corrected_observation: str
     ratings: Mapping[str, int | None]
-    accept: bool | None
+    verdict: Verdict
     tags: list[str]
     notes: str
     source: str
@@ -132,3 +187,18 @@ class QueueItem:
     messages: list[ChatMessage] | None = None
     scores: Mapping[str, float] = field(default_factory=dict)
     claim_expires_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class HeldElsewhere:
+    """Predictions a queue offers that other annotators are reviewing now.
+
+    Attributes:
+        count: how many.
+        first_expiry: when the first of their claims runs out (None when count is 0).
+        last_expiry: when the last one does.
+    """
+
+    count: int
+    first_expiry: datetime | None = None
+    last_expiry: datetime | None = None

@@ -6,6 +6,7 @@ from storage.models.annotations import (
     AnnotationRow,
     AnnotatorRow,
     ClaimRow,
+    SkipRow,
 )
 from storage.models.base import Base, utcnow
 from storage.models.bench_runs import BenchRunRow, BenchRunStatus
@@ -35,6 +36,7 @@ __all__ = [
     "ScoreRow",
     "SessionKind",
     "SessionRow",
+    "SkipRow",
     "StepRow",
     "TrajectoryRow",
     "TurnRow",

@@ -1,4 +1,4 @@
-"""Annotators, their annotations of predictions, the append-only edit history and review claims."""
+"""Annotators, their annotations of predictions, the edit history, review claims and skips."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
-    Boolean,
     CheckConstraint,
     ForeignKey,
     Integer,
@@ -17,9 +16,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from backend.verdicts import Verdict
 from storage.models.base import Base, TimestampMixin, UTCDateTime, utcnow
 
 RATING_DIMENSIONS = ("format", "factuality", "consistency", "realism", "quality")
+VERDICT_CHECK = "verdict IN ({})".format(", ".join(f"'{v.value}'" for v in Verdict))
 
 
 def _rating_checks() -> list[CheckConstraint]:
@@ -47,7 +48,11 @@ class AnnotationRow(TimestampMixin, Base):
     """
 
     __tablename__ = "annotation"
-    __table_args__ = (UniqueConstraint("prediction_id", "annotator_id"), *_rating_checks())
+    __table_args__ = (
+        UniqueConstraint("prediction_id", "annotator_id"),
+        CheckConstraint(VERDICT_CHECK, name="verdict"),
+        *_rating_checks(),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     prediction_id: Mapped[int] = mapped_column(ForeignKey("prediction.id", ondelete="CASCADE"))
@@ -60,7 +65,7 @@ class AnnotationRow(TimestampMixin, Base):
     rating_consistency: Mapped[int | None] = mapped_column(Integer)
     rating_realism: Mapped[int | None] = mapped_column(Integer)
     rating_quality: Mapped[int | None] = mapped_column(Integer)
-    accept: Mapped[bool | None] = mapped_column(Boolean)
+    verdict: Mapped[str] = mapped_column(String(16))
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     notes: Mapped[str] = mapped_column(Text, default="")
     source: Mapped[str] = mapped_column(String(32), default="ui")
@@ -75,7 +80,10 @@ class AnnotationEditRow(Base):
     """
 
     __tablename__ = "annotation_edit"
-    __table_args__ = (UniqueConstraint("annotation_id", "version"),)
+    __table_args__ = (
+        UniqueConstraint("annotation_id", "version"),
+        CheckConstraint(VERDICT_CHECK, name="verdict"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     annotation_id: Mapped[int] = mapped_column(ForeignKey("annotation.id", ondelete="CASCADE"))
@@ -83,7 +91,7 @@ class AnnotationEditRow(Base):
     editor: Mapped[str] = mapped_column(String(255))
     corrected_observation: Mapped[str] = mapped_column(Text)
     ratings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    accept: Mapped[bool | None] = mapped_column(Boolean)
+    verdict: Mapped[str] = mapped_column(String(16))
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     notes: Mapped[str] = mapped_column(Text, default="")
     source: Mapped[str] = mapped_column(String(32))
@@ -103,3 +111,21 @@ class ClaimRow(Base):
     )
     claimed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)
+
+
+class SkipRow(Base):
+    """An annotator skipped a prediction at `skipped_at`: it goes to the back of their queue.
+
+    Kept per annotator (not on the claim, which skipping deletes), so the order survives a page
+    reload; skipping again moves it to the back again.
+    """
+
+    __tablename__ = "annotation_skip"
+
+    prediction_id: Mapped[int] = mapped_column(
+        ForeignKey("prediction.id", ondelete="CASCADE"), primary_key=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotator.id", ondelete="CASCADE"), primary_key=True
+    )
+    skipped_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -7,11 +7,17 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from backend.errors import ConflictError
+from backend.verdicts import Verdict
 from storage.annotations import AnnotationInput, AnnotationQueue, AnnotationStore, QueueFilter
 from storage.sessions import SessionStore
 from tests.support.sessions import SessionWriter
 
 THREADS = 8
+
+
+def cannot_tell(text: str) -> AnnotationInput:
+    """An annotation every rule allows, whatever the prediction: a note and cannot tell."""
+    return AnnotationInput(verdict=Verdict.CANNOT_TELL, corrected_observation=text)
 
 
 def seed(database, make_prediction, n: int) -> list[int]:
@@ -59,7 +65,7 @@ def test_queue_drained_by_eight_annotators(database, make_prediction) -> None:
                 assert item.prediction_id not in holding, "handed out twice while claimed"
                 holding[item.prediction_id] = me
                 handed.append(item.prediction_id)
-            store.submit(item.prediction_id, me, AnnotationInput(corrected_observation=me))
+            store.submit(item.prediction_id, me, cannot_tell(me))
             with lock:
                 del holding[item.prediction_id]
             done += 1
@@ -74,7 +80,7 @@ def test_queue_drained_by_eight_annotators(database, make_prediction) -> None:
 def test_concurrent_edits_lose_nothing(database, make_prediction) -> None:
     pid = seed(database, make_prediction, 1)[0]
     store = AnnotationStore(database.session_factory)
-    first = store.submit(pid, "owner", AnnotationInput(corrected_observation="v1"))
+    first = store.submit(pid, "owner", cannot_tell("v1"))
     rounds = 6
 
     def work(index: int) -> tuple[list[str], list[str]]:
@@ -85,7 +91,7 @@ def test_concurrent_edits_lose_nothing(database, make_prediction) -> None:
             try:
                 store.edit(
                     first.annotation_id,
-                    AnnotationInput(corrected_observation=text),
+                    cannot_tell(text),
                     seen,
                     editor=f"e{index}",
                 )
@@ -95,7 +101,7 @@ def test_concurrent_edits_lose_nothing(database, make_prediction) -> None:
         try:
             store.edit(
                 first.annotation_id,
-                AnnotationInput(corrected_observation="stale"),
+                cannot_tell("stale"),
                 1,
                 editor=f"e{index}",
             )

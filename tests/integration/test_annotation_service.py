@@ -10,6 +10,7 @@ import pytest
 from backend.errors import ConflictError, NotFoundError
 from backend.scoring import MetricResult
 from backend.types import Prediction
+from backend.verdicts import Verdict
 from storage.annotations import (
     AnnotationInput,
     AnnotationQueue,
@@ -44,8 +45,14 @@ def seed(database, make_prediction: Callable[..., Prediction]) -> dict[str, list
     return ids
 
 
+ALL_THREE = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), 3)
+
+
 def correction(text: str = "fixed", **ratings: int) -> AnnotationInput:
-    return AnnotationInput(corrected_observation=text, ratings=Ratings(**ratings), accept=False)
+    """A reject: the correction `text`, every dimension rated (3 unless given)."""
+    return AnnotationInput(
+        verdict=Verdict.REJECT, corrected_observation=text, ratings=Ratings(**ALL_THREE | ratings)
+    )
 
 
 def test_queue_filters(database, make_prediction) -> None:
@@ -111,7 +118,7 @@ def test_submit_edit_conflicts_and_history(database, make_prediction) -> None:
     store = AnnotationStore(database.session_factory)
     pid = queue.claim_next("ann").prediction_id
     first = store.submit(pid, "ann", correction("v1", format=4, quality=2), source="ui")
-    assert (first.version, first.ratings["format"], first.ratings["realism"]) == (1, 4, None)
+    assert (first.version, first.ratings["format"], first.ratings["realism"]) == (1, 4, 3)
     assert queue.claim(pid, "bob").prediction_id == pid  # submitting released the claim
 
     with pytest.raises(ConflictError, match="already annotated"):
@@ -151,55 +158,45 @@ def test_progress_and_agreement(database, make_prediction) -> None:
     ids = seed(database, make_prediction)
     store = AnnotationStore(database.session_factory)
     t0, t1 = ids["terminal"][:2]
+    w0, w1 = ids["web"]
     agree = dict(format=5, factuality=4, consistency=3, realism=2, quality=1)
-    store.submit(
-        t0, "ann", AnnotationInput(corrected_observation="x", ratings=Ratings(**agree), accept=True)
-    )
-    store.submit(
-        t0,
-        "bob",
-        AnnotationInput(corrected_observation="x ", ratings=Ratings(**agree), accept=True),
-    )
-    store.submit(
-        t1,
-        "ann",
-        AnnotationInput(corrected_observation="y", ratings=Ratings(format=5), accept=True),
-    )
-    store.submit(
-        t1,
-        "bob",
-        AnnotationInput(corrected_observation="z", ratings=Ratings(format=3), accept=False),
-    )
-    store.submit(ids["web"][0], "ann", correction())
+    store.submit(t0, "ann", correction("x", **agree))
+    store.submit(t0, "bob", correction("x ", **agree))
+    rated = Ratings(format=5, factuality=4, consistency=4, realism=4, quality=4)
+    store.submit(t1, "ann", AnnotationInput(verdict=Verdict.ACCEPT, ratings=rated))
+    store.submit(t1, "bob", correction("z", format=3))
+    store.submit(w0, "ann", correction())
+    store.submit(w1, "ann", AnnotationInput(verdict=Verdict.CANNOT_TELL))
+    store.submit(w1, "bob", correction("w"))
 
     progress = {
-        (p.annotator, p.domain): (p.annotated, p.accepted, p.rejected)
+        (p.annotator, p.domain): (p.annotated, p.accepted, p.rejected, p.cannot_tell)
         for p in annotator_progress(database.session_factory)
     }
     assert progress == {
-        ("ann", "terminal"): (2, 2, 0),
-        ("ann", "web"): (1, 0, 1),
-        ("bob", "terminal"): (2, 1, 1),
+        ("ann", "terminal"): (2, 1, 1, 0),
+        ("ann", "web"): (2, 0, 1, 1),
+        ("bob", "terminal"): (2, 0, 2, 0),
+        ("bob", "web"): (1, 0, 1, 0),
     }
     assert [
         (p.annotator, p.domain) for p in annotator_progress(database.session_factory, "bob")
-    ] == [("bob", "terminal")]
+    ] == [("bob", "terminal"), ("bob", "web")]
     domains = {
         (d.domain, d.predictions, d.annotated, d.annotated_twice)
         for d in domain_progress(database.session_factory)
     }
-    assert domains == {("terminal", 4, 2, 2), ("web", 2, 1, 0)}
+    assert domains == {("terminal", 4, 2, 2), ("web", 2, 2, 1)}
 
     overall, by_domain = agreement(database.session_factory)
-    assert (overall.predictions, overall.pairs, overall.accept, overall.same_correction) == (
-        2,
-        2,
-        0.5,
-        0.5,
-    )
+    # Three pairs; the cannot-tell one has no verdict to agree on. Corrections: t0 agrees
+    # (whitespace aside), t1 (the accepted prediction vs "z") and w1 do not.
+    assert (overall.predictions, overall.pairs, overall.verdict) == (3, 3, 0.5)
+    assert overall.same_correction == pytest.approx(1 / 3)
     fmt = overall.dimensions["format"]
     assert (fmt.pairs, fmt.exact, fmt.within_one, fmt.mean_abs_diff) == (2, 0.5, 0.5, 1.0)
-    assert overall.dimensions["quality"].pairs == 1
-    assert list(by_domain) == ["terminal"]
+    assert overall.dimensions["quality"].pairs == 2
+    assert list(by_domain) == ["terminal", "web"]
+    assert by_domain["web"].verdict is None
     none, _ = agreement(database.session_factory, annotator="cy")
-    assert (none.pairs, none.accept, none.dimensions) == (0, None, {})
+    assert (none.pairs, none.verdict, none.dimensions) == (0, None, {})

@@ -47,20 +47,13 @@ def seeded(database, make_prediction, monkeypatch, tmp_path) -> dict[str, list[i
     ids.append(web.add("click('2')", tree, "live", make_prediction(tree)).prediction_id)
     store = AnnotationStore(database.session_factory)
     good = Ratings(format=5, factuality=4, consistency=4, realism=5, quality=4)
-    store.submit(
-        ids[1], "ann", AnnotationInput(corrected_observation=SCREENS[2], ratings=good, accept=False)
-    )
-    store.submit(
-        ids[1],
-        "bob",
-        AnnotationInput(corrected_observation=SCREENS[2], ratings=Ratings(format=2), accept=False),
-    )
-    store.submit(
-        ids[2], "ann", AnnotationInput(corrected_observation=SCREENS[3], ratings=good, accept=False)
-    )
-    store.submit(
-        ids[3], "ann", AnnotationInput(corrected_observation=tree, ratings=good, accept=True)
-    )
+    poor = Ratings(format=2, factuality=2, consistency=2, realism=2, quality=2)
+    for pid, who, text, ratings in ((ids[1], "ann", SCREENS[2], good),
+                                    (ids[1], "bob", SCREENS[2], poor),
+                                    (ids[2], "ann", SCREENS[3], good)):  # fmt: skip
+        reject = AnnotationInput(verdict="reject", corrected_observation=text, ratings=ratings)
+        store.submit(pid, who, reject)
+    store.submit(ids[3], "ann", AnnotationInput(verdict="accept", ratings=good))
     return {"predictions": ids, "session": [terminal.session_id, web.session_id]}
 
 
@@ -164,22 +157,18 @@ def test_annotation_cli(seeded, tmp_path: Path) -> None:
     bad.write_text(
         "\n".join(
             [
-                json.dumps(
-                    {"prediction_id": ids[0], "annotator": "cy", "corrected_observation": "x"}
-                ),
+                json.dumps({"prediction_id": ids[0], "annotator": "cy", "verdict": "cannot_tell"}),
                 json.dumps(
                     {
                         "prediction_id": ids[0],
                         "annotator": "cy",
-                        "corrected_observation": "x",
+                        "verdict": "cannot_tell",
                         "ratings": {"format": 7},
                     }
                 ),
                 "{not json",
-                json.dumps({"prediction_id": ids[0], "corrected_observation": "x"}),
-                json.dumps(
-                    {"prediction_id": 99999, "annotator": "cy", "corrected_observation": "x"}
-                ),
+                json.dumps({"prediction_id": ids[0], "verdict": "cannot_tell"}),
+                json.dumps({"prediction_id": 99999, "annotator": "cy", "verdict": "cannot_tell"}),
             ]
         )
     )
@@ -203,13 +192,21 @@ def test_annotation_cli(seeded, tmp_path: Path) -> None:
         {
             "prediction_id": ids[0],
             "annotator": "cy",
-            "corrected_observation": SCREENS[1],
-            "ratings": {"format": 5},
-            "accept": True,
+            "verdict": "accept",
+            "ratings": dict.fromkeys(("format", "factuality", "consistency", "realism"), 5)
+            | {"quality": 4},
             "tags": ["ok"],
             "notes": "n",
         },
-        {"prediction_id": ids[1], "annotator": "ann", "corrected_observation": "edited elsewhere"},
+        {
+            "prediction_id": ids[1],
+            "annotator": "ann",
+            "verdict": "reject",
+            "corrected_observation": "edited elsewhere",
+            "ratings": dict.fromkeys(
+                ("format", "factuality", "consistency", "realism", "quality"), 3
+            ),
+        },
     ]
     good.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     assert "1 new annotations, 1 updated" in run("annotations", "import", str(good))
@@ -220,7 +217,7 @@ def test_annotation_cli(seeded, tmp_path: Path) -> None:
     }
     assert versions["edited elsewhere"] == 2
     text = run("annotations", "list", "--domain", "terminal")
-    assert "by cy v1 accept ratings 5---- tags ok" in text
+    assert "by cy v1 accept ratings 55554 tags ok" in text
     progress = run("annotations", "progress")
     assert "terminal: 3/3 predictions annotated, 1 by two or more" in progress
     assert "agreement overall: 1 pairs" in progress

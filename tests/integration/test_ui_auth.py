@@ -9,6 +9,7 @@ from gradio_client import Client
 
 from app.auth import ANONYMOUS, Auth, admin_names, credentials
 from app.settings import Settings
+from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
 
 USERS = "alice:wonder land,bob:builder"
@@ -38,6 +39,9 @@ def test_password_check_and_anonymous_role():
     assert auth.check("bob", "builder") and not auth.check("bob", "Builder")
     assert not auth.check("mallory", "builder")
     assert auth.identify(None).name == ANONYMOUS and not auth.identify(None).is_admin
+    one, other = auth.identify(None, "browser-1"), auth.identify(None, "browser-2")
+    assert one.name.startswith("anonymous-") and one.name != other.name
+    assert one == auth.identify(None, "browser-1") and not one.logged_in
 
 
 def test_no_users_means_no_login_page_and_local_admin():
@@ -55,11 +59,10 @@ def test_annotations_record_the_annotator_and_exports_need_admin(app: RunningApp
     assert "Signed in as **bob** · role: annotator" in bob.predict(api_name="/whoami")
     loaded = named(bob.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
     bob.predict(loaded["action"], engine="persistence", api_name="/step")
-    bob.predict("terminal", api_name="/annotate_next")
-    saved = bob.predict(corrected="fixed", format="3", factuality="3", consistency="3",
-                        realism="3", quality="3", verdict="reject", tags=[], notes="",
-                        domain="terminal", api_name="/annotate_submit")  # fmt: skip
-    assert saved[-1]["data"][0][:5] == ["bob", "terminal", 1, 0, 1]
+    annotate(bob, "next", "terminal")
+    saved = submit(bob, "fixed", "reject", domain="terminal")
+    assert saved["progress"]["data"][0][:6] == ["bob", "terminal", 1, 0, 1, 0]
+    assert "<b>you</b> bob" in saved["queue"]  # a login is one person in every browser
     with pytest.raises(Exception, match="Only admins"):
         bob.predict(format="dpo", domain="", since="", min_rating=0, api_name="/export_preview")
 
@@ -68,7 +71,7 @@ def test_annotations_record_the_annotator_and_exports_need_admin(app: RunningApp
     count, rows = alice.predict(format="dpo", domain="", since="", min_rating=0,
                                 api_name="/export_preview")  # fmt: skip
     assert count == "**1** rows match." and '"annotator": "bob"' in rows
-    everyone = alice.predict("web", api_name="/annotate_next")[-1]["data"]
+    everyone = annotate(alice, "next", "web")["progress"]["data"]
     assert any(row[0] == "bob" for row in everyone)  # admins see everyone's progress
 
 

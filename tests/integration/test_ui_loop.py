@@ -15,6 +15,7 @@ from gradio_client import Client
 
 from storage.bench_runs import BenchRunStore
 from storage.sessions import SessionStore
+from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
 
 TERMINAL = "mkrww/errors"
@@ -77,13 +78,12 @@ def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
     loaded = load(client)
     stepped = named(client.predict(loaded["action"], engine="persistence", api_name="/step"))
     assert CORRECTED in stepped["real"]
-    item = client.predict(prediction_id(stepped), api_name="/annotate_open")
-    assert "persistence" in item[0]
-    saved = client.predict(
-        corrected=CORRECTED, **RATINGS, verdict="reject", tags=["stale copy of the previous state"],
-        notes="copied the empty screen", domain="terminal", api_name="/annotate_submit",
-    )  # fmt: skip
-    assert any("Saved version 1" in str(value) for value in saved)
+    item = annotate(client, "open", prediction_id(stepped))
+    assert "persistence" in item["header"]
+    tags = ["stale copy of the previous state"]
+    saved = submit(client, CORRECTED, "reject", **RATINGS, domain="terminal", tags=tags,
+                   notes="copied the empty screen")  # fmt: skip
+    assert "Saved version 1" in saved["message"]
     count, preview = client.predict(format="dpo", domain="terminal", since="", min_rating=0,
                                     api_name="/export_preview")  # fmt: skip
     assert count.startswith("**") and json.loads(preview)
@@ -94,7 +94,7 @@ def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
     row = next(r for r in rows if r["engine"] == "persistence")
     assert row["chosen"][-1]["content"].endswith(CORRECTED)
     assert CORRECTED not in row["rejected"][-1]["content"]
-    assert row["annotator"] == "anonymous"
+    assert row["annotator"].startswith("anonymous-")  # this browser's own anonymous name
     assert row["prompt"][0]["role"] == "system"
 
 
@@ -119,8 +119,8 @@ def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
                                api_name="/replay_run")  # fmt: skip
     assert strip.count("awp-cell awp-good") == 3
     assert "oracle · closed_loop" in strip
-    pending = client.predict("web", api_name="/annotate_next")
-    assert "#" in pending[0] and "oracle" in pending[0]
+    pending = annotate(client, "next", "web")
+    assert "#" in pending["header"] and "oracle" in pending["header"]
 
 
 def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: RunningApp):

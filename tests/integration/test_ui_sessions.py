@@ -10,6 +10,7 @@ from gradio_client import Client
 
 from backend.errors import BadInputError
 from storage.sessions import SessionStore
+from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
 from ui.services import EngineChoice
 
@@ -124,10 +125,8 @@ def test_annotating_an_unknown_step_records_the_real_state(client: Client, app: 
     blank(client)
     out = step(client)
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
-    client.predict(prediction, api_name="/annotate_open")
-    client.predict(corrected="file.txt\n" + SCREEN, format="4", factuality="4", consistency="4",
-                   realism="4", quality="4", verdict="reject", tags=[], notes="",
-                   domain="", api_name="/annotate_submit")  # fmt: skip
+    annotate(client, "open", prediction)
+    submit(client, "file.txt\n" + SCREEN, "reject")
     last = stored(app, session_id(out)).steps[-1]
     assert last.origin == "annotator" and last.real_observation.startswith("file.txt")
 
@@ -136,14 +135,13 @@ def test_stale_edit_is_refused_with_a_clear_message(client: Client, app: Running
     blank(client)
     out = step(client)
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
-    ratings = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), "3")
-    fields = {**ratings, "verdict": "accept", "tags": [], "notes": "", "domain": ""}
-    client.predict(prediction, api_name="/annotate_open")
-    client.predict(corrected="first", **fields, api_name="/annotate_submit")
+    browser = {"browser": "one-browser-two-tabs"}  # two tabs of one browser: one annotator
+    annotate(client, "open", prediction, **browser)
+    submit(client, "first", "reject", **browser)
     tab_a, tab_b = Client(app.url, verbose=False), Client(app.url, verbose=False)
-    tab_a.predict(prediction, api_name="/annotate_open")
-    tab_b.predict(prediction, api_name="/annotate_open")  # both read version 1
-    tab_a.predict(corrected="second", **fields, api_name="/annotate_submit")
-    with pytest.raises(Exception, match="version") as caught:
-        tab_b.predict(corrected="third", **fields, api_name="/annotate_submit")
-    assert "Traceback" not in str(caught.value)
+    annotate(tab_a, "open", prediction, **browser)
+    annotate(tab_b, "open", prediction, **browser)  # both read version 1
+    assert "Saved version 2" in submit(tab_a, "second", "reject", **browser)["message"]
+    refused = submit(tab_b, "third", "reject", **browser)["message"]
+    assert "Not saved: Annotation" in refused and "now at version 2" in refused
+    assert "Traceback" not in refused

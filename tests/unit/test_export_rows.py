@@ -14,6 +14,7 @@ from backend.export.records import ExportAnnotation, ExportContext, ExportRecord
 from backend.parsing import parse_output
 from backend.scoring.reward import FORMULA_VERSION
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
+from backend.verdicts import Verdict
 
 ACTION = '[{"keystrokes": "ls\\n", "duration": 0.1}]'
 BEFORE, PREDICTED, CORRECTED = "$ ls\na.txt\n$ ", "$ ls\na.txt\n$ ", "$ ls\nb.txt\n$ "
@@ -58,7 +59,7 @@ CTX = ExportContext(system_prompt=lambda domain, context: f"You simulate {domain
 
 
 def record(
-    corrected: str | None = CORRECTED, accept: bool | None = False, **changes: object
+    corrected: str | None = CORRECTED, verdict: Verdict = Verdict.REJECT, **changes: object
 ) -> ExportRecord:
     annotation = None
     if corrected is not None:
@@ -73,7 +74,7 @@ def record(
                 "realism": None,
                 "quality": 3,
             },
-            accept=accept,
+            verdict=verdict,
             tags=["wrong-file"],
             notes="",
             version=2,
@@ -156,7 +157,6 @@ def test_chat_rows_hold_prompt_and_answers() -> None:
     (dpo,) = rows("dpo", record())
     assert (dpo["chosen"], dpo["prompt"]) == (sft["completion"], sft["prompt"])
     assert dpo["rejected"][0]["content"].endswith(PREDICTED)
-    assert rows("dpo", record(corrected=PREDICTED + "\n")) == []
     assert rows("sft", record(corrected=None)) == []
 
 
@@ -173,13 +173,50 @@ def test_stored_chats_are_exported_exactly_and_name_the_system_prompt() -> None:
 
 
 def test_kto_labels() -> None:
-    prediction, correction = rows("kto", record(accept=None))
+    prediction, correction = rows("kto", record())
     assert (prediction["label"], prediction["completion_source"]) == (False, "prediction")
     assert (correction["label"], correction["completion_source"]) == (True, "correction")
-    (unchanged,) = rows("kto", record(corrected=PREDICTED, accept=None))
-    assert unchanged["label"] is True
-    (vetoed,) = rows("kto", record(corrected=PREDICTED, accept=False))
-    assert vetoed["label"] is False
+    assert correction["completion"][0]["content"].endswith(CORRECTED)
+
+
+ANSWERS = {"prediction": f"**Environment Observation:**\n{PREDICTED}",
+           "correction": f"**Environment Observation:**\n{CORRECTED}"}  # fmt: skip
+
+
+def test_accept_makes_the_prediction_the_truth_in_every_format() -> None:
+    # An accepted record keeps a stray correction from the editor: the verdict alone decides.
+    accepted = record(corrected=CORRECTED, verdict=Verdict.ACCEPT)
+    (sft,) = rows("sft", accepted)
+    assert sft["completion"][0]["content"] == ANSWERS["prediction"]
+    assert rows("dpo", accepted) == []
+    (kto,) = rows("kto", accepted)
+    assert (kto["label"], kto["completion_source"]) == (True, "prediction")
+    (reward,) = rows("reward", accepted)
+    assert reward["reference"] == PREDICTED
+    (awb,) = rows("agentworldbench", accepted)
+    assert awb["response"][-1] == ANSWERS["prediction"]
+
+
+def test_reject_makes_the_correction_the_truth_in_every_format() -> None:
+    rejected = record(verdict=Verdict.REJECT)
+    assert rows("sft", rejected)[0]["completion"][0]["content"] == ANSWERS["correction"]
+    (dpo,) = rows("dpo", rejected)
+    assert (dpo["chosen"][0]["content"], dpo["rejected"][0]["content"]) == (
+        ANSWERS["correction"],
+        ANSWERS["prediction"],
+    )
+    assert [(r["completion_source"], r["label"]) for r in rows("kto", rejected)] == [
+        ("prediction", False),
+        ("correction", True),
+    ]
+    assert rows("reward", rejected)[0]["reference"] == CORRECTED
+    assert rows("agentworldbench", rejected)[0]["response"][-1] == ANSWERS["correction"]
+
+
+@pytest.mark.parametrize("name", list(CONTENT))
+def test_cannot_tell_yields_no_row_in_any_format(name: str) -> None:
+    # Even with a real observation recorded: the annotator's record establishes nothing.
+    assert rows(name, record(verdict=Verdict.CANNOT_TELL)) == []
 
 
 def test_block_domains_answer_in_a_block() -> None:

@@ -15,6 +15,7 @@ from backend.export.builders import FORMATS
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord
 from backend.export.writers import write_jsonl
 from backend.types import HistoryMode, PromptContext, Turn
+from backend.verdicts import Verdict
 from tests.support.tiny_model import qwen3_tokenizer_dir
 
 trl_data = pytest.importorskip("trl.data_utils")
@@ -23,13 +24,14 @@ ACTION = '[{"keystrokes": "cat a.txt\\n", "duration": 0.5}]'
 
 def records() -> list[ExportRecord]:
     out = []
-    for i, accept in enumerate((True, False, None)):
+    verdicts = (Verdict.REJECT, Verdict.ACCEPT, Verdict.REJECT, Verdict.REJECT)
+    for i, verdict in enumerate(verdicts):
         annotation = ExportAnnotation(
             annotation_id=i,
             annotator="ann",
             corrected_observation=f"$ cat a.txt\nline {i}\n$ ",
             ratings={"format": 5},
-            accept=accept,
+            verdict=verdict,
             tags=[],
             notes="",
             version=1,
@@ -98,4 +100,4 @@ def test_rows_follow_trl_conventions(name: str, keys: set[str], tokenizer, tmp_p
             assert "**Environment Observation:**" in rendered[key]
     if name == "kto":
         assert isinstance(dataset[0]["label"], bool)
-        assert sorted(dataset["label"]) == [False, False, True, True, True, True]
+        assert sorted(dataset["label"]) == [False, False, False, True, True, True, True]

@@ -1,4 +1,10 @@
-"""Annotate page: the review queue, an editor pre-filled with the prediction, ratings, progress."""
+"""Annotate page: the review queue, the context the model saw, an editor, verdict and ratings.
+
+Every event answers with the page's values by component (`_updates`), so a refused Open or
+Submit changes only the message next to the control that failed and keeps what the annotator
+typed. Anonymous browsers annotate under their own names (`ui.users.browser_key`), kept in the
+browser, so two of them never share an item.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,21 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains
-from ui.annotate import ERROR_TAGS, RATING_NAMES, Annotator, Draft
+from backend.errors import AWPError
+from storage.annotations import RULES
+from ui.annotate import ERROR_TAGS, RATING_HELP, VERDICT_CHOICES, Annotator, Draft
 from ui.errors import guarded
 from ui.pages import annotate_view
+from ui.pages.annotate_context import CONTEXT_TITLE
 from ui.services import Services
 from ui.shortcuts import HELP
+from ui.users import User, browser_key
+
+BROWSER_KEY = "awp-annotator"
+"""localStorage key of the browser's anonymous annotator key."""
+BROWSER_SECRET = "awp-annotator-key"
+"""BrowserState encrypts with this; a fixed one keeps identities across server restarts (the
+key it protects is a random id, not a credential)."""
 
 
 @dataclass(frozen=True)
@@ -20,16 +36,25 @@ class AnnotatePage:
     """The page's components."""
 
     state: gr.State
+    browser: gr.BrowserState
     domain: gr.Dropdown
     next: gr.Button
     prediction_id: gr.Number
     open: gr.Button
+    open_note: gr.HTML
+    queue: gr.HTML
     header: gr.HTML
     action: gr.Code
+    context_box: gr.Accordion
+    context: gr.HTML
+    reasoning: gr.HTML
     before: gr.HTML
     predicted: gr.HTML
+    real_origin: gr.HTML
     real: gr.HTML
     editor: gr.Code
+    use_real: gr.Button
+    reset: gr.Button
     preview: gr.HTML
     diff: gr.HTML
     ratings: dict[str, gr.Radio]
@@ -38,27 +63,45 @@ class AnnotatePage:
     notes: gr.Textbox
     submit: gr.Button
     skip: gr.Button
-    message: gr.Markdown
+    message: gr.HTML
     progress: gr.Dataframe
+
+    def component(self, name: str) -> Any:
+        """A component by the names `annotate_view` uses (ratings as `rate_<dimension>`)."""
+        if name.startswith("rate_"):
+            return self.ratings[name.removeprefix("rate_")]
+        return getattr(self, name)
 
     @property
     def shown(self) -> list[Any]:
-        """What `annotate_view.show` fills, in order."""
-        return [self.state, self.header, self.action, self.before, self.predicted, self.real,
-                self.editor, self.preview, self.diff, *self.ratings.values(), self.verdict,
-                self.tags, self.notes, self.message, self.progress]  # fmt: skip
+        """Every component an event may update."""
+        return [self.state, self.browser, self.open_note, self.queue, self.header, self.action,
+                self.context_box, self.context, self.reasoning, self.before, self.predicted,
+                self.real_origin, self.real, self.use_real, self.reset, self.editor, self.preview,
+                self.diff,
+                *self.ratings.values(), self.verdict, self.tags, self.notes, self.message,
+                self.progress]  # fmt: skip
 
 
 def render(services: Services) -> AnnotatePage:
     """Build the page (inside the caller's Tab)."""
     domains = [("All domains", "")] + [(d.title, d.name) for d in all_domains()]
+    browser = gr.BrowserState("", storage_key=BROWSER_KEY, secret=BROWSER_SECRET)
     with gr.Row(equal_height=True):
         domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
         next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
-        prediction_id = gr.Number(None, label="Prediction #", precision=0, scale=1)
-        open_btn = gr.Button("Open", scale=1, elem_id="an-open")
+        prediction_id = gr.Number(None, label="Prediction #", precision=0, scale=1,
+                                  elem_id="an-prediction")  # fmt: skip
+        with gr.Column(scale=2, min_width=200):
+            open_btn = gr.Button("Open", elem_id="an-open")
+            open_note = gr.HTML(elem_id="an-open-note")
+    queue = gr.HTML(elem_id="an-queue")
     header = gr.HTML(label="Item", elem_id="an-header")
     action = gr.Code(label="Action", interactive=False, elem_id="an-action")
+    with gr.Accordion(CONTEXT_TITLE, open=False, elem_id="an-context-box") as context_box:
+        context = gr.HTML(elem_id="an-context")
+    with gr.Accordion("Model reasoning", open=False, elem_id="an-reasoning-box"):
+        reasoning = gr.HTML(elem_id="an-reasoning")
     with gr.Accordion("State before the action", open=False):
         before = gr.HTML(label="Before")
     with gr.Row(equal_height=False):
@@ -67,73 +110,126 @@ def render(services: Services) -> AnnotatePage:
             predicted = gr.HTML(label="Predicted", elem_id="an-predicted")
         with gr.Column(min_width=320):
             gr.Markdown("#### Real state")
+            real_origin = gr.HTML(elem_id="an-real-origin")
             real = gr.HTML(label="Real", elem_id="an-real")
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             editor = gr.Code(label="Corrected observation (edit the prediction into the truth)",
                              lines=14, interactive=True, elem_id="an-editor")  # fmt: skip
+            with gr.Row():
+                use_real = gr.Button("Use the real state", size="sm", visible=False,
+                                     elem_id="an-use-real")  # fmt: skip
+                reset = gr.Button("Reset to the prediction", size="sm", visible=False,
+                                  elem_id="an-reset")  # fmt: skip
         with gr.Column(min_width=320):
             with gr.Tab("Diff"):
                 diff = gr.HTML(label="Diff", elem_id="an-diff")
             with gr.Tab("Preview"):
                 preview = gr.HTML(label="Preview", elem_id="an-preview")
+    gr.Markdown(RULES, elem_id="an-rules")
+    verdict = gr.Radio(VERDICT_CHOICES, label="Verdict", elem_id="an-verdict")
+    with gr.Row(equal_height=True, elem_id="an-ratings"):
+        ratings = {name: gr.Radio(["1", "2", "3", "4", "5"], label=name.capitalize(), info=help_,
+                                  min_width=150, elem_id=f"an-rate-{name}",
+                                  elem_classes="an-rating")
+                   for name, help_ in RATING_HELP.items()}  # fmt: skip
     with gr.Row():
-        ratings = {name: gr.Radio(["1", "2", "3", "4", "5"], label=name.capitalize(),
-                                  elem_id=f"an-rate-{name}", elem_classes="an-rating")
-                   for name in RATING_NAMES}  # fmt: skip
-    with gr.Row():
-        verdict = gr.Radio(["accept", "reject"], label="Verdict", elem_id="an-verdict", scale=1)
         tags = gr.Dropdown(list(ERROR_TAGS), multiselect=True, allow_custom_value=True,
                            label="Error tags", scale=2, elem_id="an-tags")  # fmt: skip
-    notes = gr.Textbox(label="Notes", lines=2, elem_id="an-notes")
+        notes = gr.Textbox(label="Notes", lines=1, scale=2, elem_id="an-notes")
     with gr.Row():
         submit = gr.Button("Submit & next", variant="primary", elem_id="an-submit", scale=3)
         skip = gr.Button("Skip", elem_id="an-skip", scale=1)
+    message = gr.HTML(elem_id="an-message")
     gr.Markdown(HELP)
-    message = gr.Markdown(label="Result", elem_id="an-message")
     with gr.Accordion("Progress", open=False):
         progress = gr.Dataframe(headers=list(annotate_view.PROGRESS_HEADERS), interactive=False,
                                 label="Progress", elem_id="an-progress")  # fmt: skip
-    return AnnotatePage(gr.State(None), domain, next_btn, prediction_id, open_btn, header,
-                        action, before, predicted, real, editor, preview, diff, ratings, verdict,
-                        tags, notes, submit, skip, message, progress)  # fmt: skip
+    return AnnotatePage(gr.State(None), browser, domain, next_btn, prediction_id, open_btn,
+                        open_note, queue, header, action, context_box, context, reasoning, before,
+                        predicted, real_origin, real, editor, use_real, reset, preview, diff,
+                        ratings, verdict, tags, notes, submit, skip, message,
+                        progress)  # fmt: skip
 
 
 def wire(page: AnnotatePage, services: Services) -> None:
     """Bind the page's events to the annotation service."""
     annotator = Annotator(services)
 
-    def show(draft: Draft | None, user: gr.Request, message: str = "") -> list[Any]:
-        who = services.identify(user)
-        return annotate_view.show(draft, message, annotate_view.progress_rows(services, who))
+    def person(browser: str | None, request: gr.Request) -> tuple[User, str]:
+        key = browser_key(browser, request)
+        return services.identify(request, key), key
 
-    def next_item(domain: str, request: gr.Request) -> list[Any]:
-        return show(annotator.next(services.identify(request).name, domain), request)
+    def updates(values: dict[str, Any], key: str | None = None) -> dict[Any, Any]:
+        out = {page.component(name): value for name, value in values.items()}
+        if key is not None:
+            out[page.browser] = key
+        return out
 
-    def open_item(prediction_id: float | None, request: gr.Request) -> list[Any]:
-        pid = int(prediction_id or 0)
-        return show(annotator.open(services.identify(request).name, pid), request)
+    def show(draft: Draft | None, who: User, key: str, domain: str, message: str = "") -> dict:
+        state = annotator.queue_state(who.name, domain)
+        rows = annotate_view.progress_rows(services, who)
+        return updates(annotate_view.show(draft, who, state, message, rows), key)
 
-    def skip(draft: Draft | None, domain: str, request: gr.Request) -> list[Any]:
-        return show(annotator.skip(services.identify(request).name, draft, domain), request)
+    def next_item(domain: str, request: gr.Request, browser: str | None = None) -> dict:
+        who, key = person(browser, request)
+        return show(annotator.next(who.name, domain), who, key, domain)
 
-    def submit(draft: Draft | None, domain: str, request: gr.Request, **fields: Any) -> list[Any]:
-        user = services.identify(request).name
-        ratings = {name: fields.pop(name) for name in RATING_NAMES}
-        version = annotator.submit(user, draft, fields["corrected"], ratings, fields["verdict"],
-                                   fields["tags"], fields["notes"])  # fmt: skip
-        saved = draft.item.prediction_id  # type: ignore[union-attr]
-        note = f"Saved version {version} of your annotation of prediction #{saved}."
-        return show(annotator.next(user, domain), request, note)
+    def open_item(
+        prediction_id: float | None, domain: str, request: gr.Request, browser: str | None = None
+    ) -> dict:
+        who, key = person(browser, request)
+        try:
+            draft = annotator.open(who.name, prediction_id)
+        except AWPError as exc:
+            refused = f"Not opened: {exc}"
+            return updates({"open_note": annotate_view.banner(refused, "refused")}, key)
+        return show(draft, who, key, domain)
+
+    def skip(
+        draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None
+    ) -> dict:
+        who, key = person(browser, request)
+        return show(annotator.skip(who.name, draft, domain), who, key, domain)
+
+    def submit(
+        draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None,
+        **fields: Any,
+    ) -> dict:  # fmt: skip
+        who, key = person(browser, request)
+        ratings = {name: fields.pop(name) for name in RATING_HELP}
+        try:
+            record = annotator.submit(who.name, draft, ratings=ratings, **fields)
+        except AWPError as exc:
+            refused = f"Not saved: {exc}"
+            return updates({"message": annotate_view.banner(refused, "refused")}, key)
+        saved = annotate_view.saved_banner(record)
+        return show(annotator.next(who.name, domain), who, key, domain, saved)
+
+    def use_real(draft: Draft | None) -> Any:
+        known = draft.item.real_observation if draft is not None else None
+        return gr.skip() if known is None else known
+
+    def reset(draft: Draft | None) -> Any:
+        return gr.skip() if draft is None else draft.item.predicted_observation
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
-    page.next.click(guarded(next_item), [page.domain], api_name="annotate_next", **cheap)
-    page.open.click(guarded(open_item), [page.prediction_id], api_name="annotate_open", **cheap)
-    page.skip.click(guarded(skip), [page.state, page.domain], api_name="annotate_skip", **cheap)
-    fields: dict[str, Any] = {"corrected": page.editor, **page.ratings, "verdict": page.verdict,
-              "tags": page.tags, "notes": page.notes}  # fmt: skip
+    who = {"browser": page.browser}
+    page.next.click(guarded(next_item), [page.domain], inputs_kwargs=who,
+                    api_name="annotate_next", **cheap)  # fmt: skip
+    page.open.click(guarded(open_item), [page.prediction_id, page.domain], inputs_kwargs=who,
+                    api_name="annotate_open", **cheap)  # fmt: skip
+    page.skip.click(guarded(skip), [page.state, page.domain], inputs_kwargs=who,
+                    api_name="annotate_skip", **cheap)  # fmt: skip
+    fields: dict[str, Any] = {**who, "corrected": page.editor, **page.ratings,
+                              "verdict": page.verdict, "tags": page.tags,
+                              "notes": page.notes}  # fmt: skip
     page.submit.click(guarded(submit), [page.state, page.domain], inputs_kwargs=fields,
                       api_name="annotate_submit", **cheap)  # fmt: skip
+    page.use_real.click(guarded(use_real), [page.state], [page.editor],
+                        api_name="annotate_use_real", concurrency_limit=None)  # fmt: skip
+    page.reset.click(guarded(reset), [page.state], [page.editor], api_name="annotate_reset",
+                     concurrency_limit=None)  # fmt: skip
     page.editor.change(guarded(annotate_view.correction_views), [page.state, page.editor],
                        [page.preview, page.diff], api_name="annotate_preview",
                        trigger_mode="always_last", show_progress="hidden",

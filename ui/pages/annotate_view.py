@@ -1,72 +1,195 @@
-"""What the Annotate page shows for a draft: context, prediction, truth, editor and progress."""
+"""What the Annotate page shows for a draft: context, prediction, truth, editor, queue, progress.
+
+`show` returns the page's values by field name (`AnnotatePage` fields, ratings as
+`rate_<dimension>`), so an event that refuses something can update only the message it owes.
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
+import gradio as gr
+
 from backend.domains.base import get_domain
-from ui.annotate import RATING_NAMES, Draft
+from backend.verdicts import Verdict
+from storage.annotations import AnnotationRecord
+from ui.annotate import RATING_NAMES, Draft, QueueState
+from ui.pages.annotate_context import (
+    CONTEXT_TITLE,
+    conversation_html,
+    conversation_title,
+    origin_html,
+    reasoning_html,
+)
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
+from ui.renderers.base import esc
 from ui.services import Services
 from ui.users import User
 from ui.views import chip, empty
 
-PROGRESS_HEADERS = ("annotator", "domain", "annotated", "accepted", "rejected", "last")
+PROGRESS_HEADERS = ("annotator", "domain", "annotated", "accepted", "rejected", "cannot tell",
+                    "last")  # fmt: skip
 EMPTY_QUEUE = (
     "The queue is empty for this filter. Simulate steps on the Playground or Replay pages to "
     "fill it, or choose another domain."
 )
+BANNER = "border-radius:8px;padding:10px 14px;margin:4px 0;font-weight:600;border:1px solid"
+TONES = {
+    "saved": "background:#dcfce7;color:#14532d;border-color:#16a34a",
+    "refused": "background:#fee2e2;color:#7f1d1d;border-color:#dc2626",
+}
+
+
+def banner(text: str, tone: str) -> str:
+    """A message nobody can miss: green when something was saved, red when refused."""
+    return f'<div class="an-banner an-{tone}" style="{BANNER};{TONES[tone]}">{esc(text)}</div>'
+
+
+def saved_banner(record: AnnotationRecord) -> str:
+    """What was saved: which prediction, with which verdict, at which version."""
+    return banner(
+        f"Saved version {record.version} of your annotation of prediction "
+        f"#{record.prediction_id}: {record.verdict.label}.",
+        "saved",
+    )
 
 
 def progress_rows(services: Services, user: User) -> list[list[Any]]:
     """My progress per domain; everyone's for admins."""
     rows = services.progress.annotators(None if user.is_admin else user.name)
     table = [
-        [p.annotator, p.domain, p.annotated, p.accepted, p.rejected,
+        [p.annotator, p.domain, p.annotated, p.accepted, p.rejected, p.cannot_tell,
          p.last_at.strftime("%Y-%m-%d %H:%M") if p.last_at else ""]
         for p in rows
     ]  # fmt: skip
-    return table or [["", "", 0, 0, 0, ""]]
+    return table or [["", "", 0, 0, 0, 0, ""]]
+
+
+def _when(moment: datetime, now: datetime) -> str:
+    minutes = max(1, round((moment - now).total_seconds() / 60))
+    return f"{moment:%H:%M} UTC (in {minutes} min)"
+
+
+def queue_line(user: User, state: QueueState, draft: Draft | None) -> str:
+    """Who I annotate as, how many items are left for me, and how many others are reviewing."""
+    parts = [chip("you", user.name)]
+    if draft is not None:
+        parts.append(chip("left", f"{state.left} in this queue, this one included"))
+    if state.held.count:
+        parts.append(chip("being reviewed by others", str(state.held.count)))
+    return f'<div class="awp-status">{"".join(parts)}</div>'
+
+
+def empty_queue(state: QueueState, now: datetime | None = None) -> str:
+    """Why there is nothing to show, and when items others hold may come back."""
+    held = state.held
+    if not held.count or held.first_expiry is None or held.last_expiry is None:
+        return empty(EMPTY_QUEUE)
+    now = now or datetime.now(UTC)
+    items = "item is" if held.count == 1 else "items are"
+    expiry = (
+        f"that claim expires at {_when(held.last_expiry, now)}"
+        if held.count == 1
+        else f"their claims expire between {_when(held.first_expiry, now)} and "
+        f"{_when(held.last_expiry, now)}"
+    )
+    return empty(
+        f"The queue is empty for you: {held.count} {items} being reviewed by other annotators; "
+        f"{expiry}, and any not submitted by then come back here. Simulate steps on the "
+        "Playground or Replay pages to add more, or choose another domain."
+    )
 
 
 def header(draft: Draft) -> str:
-    """Which prediction this is, where it comes from, and its scores."""
+    """Which prediction this is, where it comes from, its task and its scores."""
     item = draft.item
     chips = [
         chip("prediction", f"#{item.prediction_id}"),
         chip("session", f"#{item.session_id} step {item.step_index + 1}"),
         chip("domain", get_domain(item.domain).title),
         chip("engine", f"{item.engine} · {item.model}"),
+        chip("history", item.history_mode),
         chip("editing", f"your version {draft.version}")
         if draft.version
         else chip("new", "annotation"),
     ]
     chips += [chip(name, f"{value:.2f}") for name, value in item.scores.items()]
-    return f'<div class="awp-status">{"".join(chips)}</div>'
+    task = (
+        f'<div style="margin-top:6px"><b>Task:</b> {esc(item.task)}</div>'
+        if item.task.strip()
+        else ""
+    )
+    return f'<div class="awp-status">{"".join(chips)}</div>{task}'
 
 
-def show(draft: Draft | None, message: str, progress: list[list[Any]]) -> list[Any]:
-    """Values for `AnnotatePage.shown`."""
+def blank(user: User, state: QueueState, message: str, progress: list[list[Any]]) -> dict:
+    """Values for an empty queue: everything cleared, the reason shown."""
+    values: dict[str, Any] = dict.fromkeys(
+        ("action", "context", "reasoning", "before", "predicted", "real_origin", "real", "editor",
+         "preview", "diff"), "")  # fmt: skip
+    values |= {f"rate_{name}": None for name in RATING_NAMES}
+    return values | {
+        "state": None,
+        "open_note": "",
+        "queue": queue_line(user, state, None),
+        "header": empty_queue(state),
+        "context_box": gr.Accordion(label=CONTEXT_TITLE),
+        "use_real": gr.Button(visible=False),
+        "reset": gr.Button(visible=False),
+        "verdict": None,
+        "tags": [],
+        "notes": "",
+        "message": message,
+        "progress": progress,
+    }
+
+
+def show(
+    draft: Draft | None,
+    user: User,
+    state: QueueState,
+    message: str,
+    progress: list[list[Any]],
+) -> dict[str, Any]:
+    """Every value the page shows for `draft` (None: the queue is empty)."""
     if draft is None:
-        blank = [None, empty(EMPTY_QUEUE), "", "", "", "", "", "", ""]
-        return [*blank, *[None] * len(RATING_NAMES), None, [], "", message, progress]
+        return blank(user, state, message, progress)
     item = draft.item
     renderer = get_domain(item.domain).renderer
     before = item.previous_observation
-    if item.real_observation is None:
-        real = empty("Unknown: your correction will be recorded as the real state.")
-    else:
-        real = render_observation(renderer, item.real_observation, before)
-    verdict = {True: "accept", False: "reject"}.get(draft.accept)  # type: ignore[arg-type]
-    ratings = [str(draft.ratings[name]) if draft.ratings.get(name) else None
-               for name in RATING_NAMES]  # fmt: skip
-    return [
-        draft, header(draft), item.action, render_observation(renderer, before),
-        render_observation(renderer, item.predicted_observation, before), real, draft.corrected,
-        *correction_views(draft, draft.corrected), *ratings, verdict, list(draft.tags),
-        draft.notes, message, progress,
-    ]  # fmt: skip
+    known = item.real_observation is not None
+    real = render_observation(renderer, item.real_observation, before) if known else ""
+    preview, diff = correction_views(draft, draft.corrected)
+    values: dict[str, Any] = {
+        f"rate_{name}": str(draft.ratings[name]) if draft.ratings.get(name) else None
+        for name in RATING_NAMES
+    }
+    return values | {
+        "state": draft,
+        "open_note": "",
+        "queue": queue_line(user, state, draft),
+        "header": header(draft),
+        "action": item.action,
+        "context_box": gr.Accordion(label=conversation_title(item.messages)),
+        "context": conversation_html(item.messages, item.history_mode),
+        "reasoning": reasoning_html(item.reasoning),
+        "before": render_observation(renderer, before),
+        "predicted": render_observation(renderer, item.predicted_observation, before),
+        "real_origin": origin_html(item.origin, known),
+        "real": real,
+        "use_real": gr.Button(visible=known),
+        "reset": gr.Button(visible=True),
+        "editor": draft.corrected,
+        "preview": preview,
+        "diff": diff,
+        "verdict": draft.verdict.value if isinstance(draft.verdict, Verdict) else None,
+        "tags": list(draft.tags),
+        "notes": draft.notes,
+        "message": message,
+        "progress": progress,
+    }
 
 
 def correction_views(draft: Draft | None, corrected: str) -> tuple[str, str]:
