@@ -214,7 +214,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
         return gr.skip() if draft is None else draft.item.predicted_observation
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
-    who = {"browser": page.browser}
+    who: dict[str, Any] = {"browser": page.browser}
     page.next.click(guarded(next_item), [page.domain], inputs_kwargs=who,
                     api_name="annotate_next", **cheap)  # fmt: skip
     page.open.click(guarded(open_item), [page.prediction_id, page.domain], inputs_kwargs=who,
