@@ -66,4 +66,12 @@ def build_blocks(services: Services) -> gr.Blocks:
         blocks.load(
             guarded(whoami), None, [who, *admin_tabs], api_name="whoami", concurrency_limit=None
         )
+        if services.live is not None:
+            pool = services.live
+
+            def close_live(request: gr.Request) -> None:
+                # The tab is gone: its live environment (a sandbox, maybe a browser) goes too.
+                pool.close_owner(request.session_hash or "")
+
+            blocks.unload(close_live)
     return blocks

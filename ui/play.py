@@ -136,7 +136,8 @@ class Playground:
         handle, run = pool.open(owner, domain, task or None)
         trajectory = run.trajectory()
         self.services.trajectories.upsert(trajectory)
-        notice = f"Live {domain} environment started at task {run.task}: {run.env.version}."
+        goal = f" The agent's task: {trajectory.task}" if trajectory.task else ""
+        notice = f"Live {domain} environment started at task {run.task}.{goal} ({run.env.version})"
         return PlaySession(domain, trajectory, run.initial_state or None, live=handle,
                            notice=notice)  # fmt: skip
 
@@ -160,7 +161,9 @@ class Playground:
             replayed = ""
             if [turn.action for turn in run.turns] != kept:
                 run.replay(kept)
-                replayed = f"Replayed the {len(kept)} kept actions in the live environment."
+                replayed = (
+                    f"Restarted the live environment and replayed the {len(kept)} kept actions."
+                )
             try:
                 yield (lambda action: run.act(action).observation), replayed
             finally:

@@ -96,9 +96,12 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     def select_domain(domain: str) -> list[Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
         first = choices[0][1] if choices else None
-        shown_values = present(playground.start(domain, first, 0))
-        if first is None:
-            shown_values[1] = gr.Textbox(value="", placeholder=get_domain(domain).example_action)
+        session = playground.start(domain, first, 0)
+        shown_values = present(session)
+        shown_values[1] = gr.Textbox(
+            value=playground_view.next_action(session),
+            placeholder=get_domain(domain).example_action,
+        )
         return [gr.Dropdown(choices=choices, value=first), playground_view.action_help(domain),
                 *playground_start.for_domain(services, domain), *shown_values]  # fmt: skip
 

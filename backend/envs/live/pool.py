@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from backend.envs.live.base import LiveConfig
-from backend.envs.live.run import LiveRun
+from backend.envs.live.run import LiveRun, unavailable
 from backend.errors import LiveEnvironmentError
 
 REAP_EVERY_S = 30.0
@@ -65,6 +65,9 @@ class LivePool:
             LiveEnvironmentError: every live environment is busy, or the run could not start.
             UnknownNameError: no such task.
         """
+        reason = unavailable(domain)
+        if reason:
+            raise LiveEnvironmentError(reason)
         self.close_owner(owner)
         self.reap()
         with self._lock:

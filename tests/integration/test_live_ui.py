@@ -1,0 +1,72 @@
+"""The Playground with a live environment as the source of real states, through its API."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from gradio_client import Client
+
+from storage.sessions import SessionStore
+from storage.trajectories import TrajectoryStore
+from tests.support.app_server import RunningApp, named, start_app
+from tests.support.live import skip_unless_live
+
+pytestmark = skip_unless_live("terminal")
+
+ECHO = '[{"keystrokes": "echo hello-live\\n", "duration": 0.5}]'
+PWD = '[{"keystrokes": "pwd\\n", "duration": 0.5}]'
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    running = start_app(tmp_path_factory.mktemp("live-ui"), settings={"live_max": 1})
+    yield running
+    running.close()
+
+
+def step(client: Client, action: str) -> dict:
+    return named(client.predict(action, engine="persistence", api_name="/step"))
+
+
+def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> None:
+    client = Client(app.url, verbose=False)
+    started = named(client.predict("terminal", "shell", api_name="/start_live"))
+    assert "Live terminal environment started at task shell" in started["status"]
+    assert "user@sandbox:~$" in started["before"]
+
+    first = step(client, ECHO)
+    assert "hello-live" in first["real"] and "Real (live) after step 1" in first["real"]
+    assert "screen_delta" in first["scores"]
+    second = step(client, PWD)
+    assert "/home/user" in second["real"]
+
+    other = Client(app.url, verbose=False)
+    with pytest.raises(Exception, match="All 1 live environments are busy"):
+        other.predict("terminal", "shell", api_name="/start_live")
+
+    client.predict(1, api_name="/rewind")
+    again = step(client, PWD)
+    assert "replayed the 1 kept actions" in again["status"]
+    screen = again["real"].split("awp-term", 1)[1]
+    assert "hello-live" in screen and screen.count("pwd") == 1
+
+    session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
+    database = app.database()
+    try:
+        stored = SessionStore(database.session_factory).load_session(session)
+        trajectory = TrajectoryStore(database.session_factory).get(stored.base_trajectory_id)
+    finally:
+        database.dispose()
+    assert [s.origin for s in stored.steps] == ["live", "live"]
+    assert trajectory.source == "live:terminal"
+    assert [turn.action for turn in trajectory.turns] == [s.action for s in stored.steps]
+
+
+def test_android_has_no_live_environment(app: RunningApp) -> None:
+    client = Client(app.url, verbose=False)
+    note = client.predict("android", api_name="/select_domain")[3]
+    assert "no emulator" in note
+    with pytest.raises(Exception, match="no emulator"):
+        client.predict("android", None, api_name="/start_live")
