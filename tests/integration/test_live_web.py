@@ -218,7 +218,11 @@ def test_the_sandbox_alone_hides_host_files_and_network(
 
     try:
         results = browser.run(visit)
-        processes = _descendants((str(CHROMIUM),))
+        # This sandbox's browsers only: the browser tests' own Chromium (root) may be running.
+        sandbox = browser._sandbox_pid()
+        assert sandbox is not None
+        processes = [pid for pid, program in descendants(sandbox).items()
+                     if program == str(CHROMIUM)]  # fmt: skip
         uids = {status(pid, "Uid") for pid in processes}
         filtered = [pid for pid in processes if status(pid, "Seccomp") == "2"]
     finally:

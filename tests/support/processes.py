@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 
-def descendants() -> dict[int, str]:
-    """Live descendant processes of this one: pid -> program (zombies left out).
+def descendants(root: int | None = None) -> dict[int, str]:
+    """Live descendant processes of `root` (default: this process): pid -> program.
+
+    Zombies are left out.
 
     The program is the first word of the command line: Chromium's zygote children rewrite theirs
     as one string, and inside bubblewrap the pids still chain up to this process on the host.
@@ -25,12 +27,13 @@ def descendants() -> dict[int, str]:
         if fields[0] != "Z":
             parents[int(entry.name)] = int(fields[1])
             programs[int(entry.name)] = program.decode(errors="replace")
+    top = os.getpid() if root is None else root
     ours: dict[int, str] = {}
     for pid in parents:
         ancestor = parents.get(pid)
-        while ancestor and ancestor != os.getpid():
+        while ancestor and ancestor != top:
             ancestor = parents.get(ancestor)
-        if ancestor == os.getpid():
+        if ancestor == top:
             ours[pid] = programs[pid]
     return ours
 
