@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.support.fixtures", "tests.support.postgres"]
+pytest_plugins = ["tests.support.fixtures", "tests.support.postgres", "tests.support.cli"]
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDED = REPO.parent / "shared" / "data" / "recorded"

@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from app.cli import build_cli
 from app.settings import Settings
 from backend.types import Trajectory, Turn
 from storage.migrate import open_database
 from storage.sessions import SessionStore
+from tests.support.cli import run
 
 LS = '[{"keystrokes": "ls\\n", "duration": 1}]'
 
@@ -28,19 +27,6 @@ def awp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         env={**os.environ, **(env or {})},
         timeout=120,
     )
-
-
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AWP_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path / "data"
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(build_cli(), list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        return 2, str(result.exception)
-    return result.exit_code, result.output
 
 
 def sessions() -> SessionStore:
@@ -57,20 +43,20 @@ def sessions() -> SessionStore:
         (["simulate", "--turn", "x"], "Invalid value for '--turn'"),
     ],
 )
-def test_usage_errors_print_usage_not_a_traceback(args: list[str], said: str, data) -> None:
-    result = awp(*args, env={"AWP_DATA_DIR": str(data)})
+def test_usage_errors_print_usage_not_a_traceback(args: list[str], said: str, awp_data) -> None:
+    result = awp(*args, env={"AWP_DATA_DIR": str(awp_data)})
     assert result.returncode == 2
     assert said in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_simulate_help_names_a_command_that_exists(data) -> None:
+def test_simulate_help_names_a_command_that_exists(awp_data) -> None:
     code, out = run("simulate", "--help")
     assert code == 0 and "awpsessionslist" in "".join(out.replace("│", "").split())
     assert run("sessions", "list")[0] == 0
 
 
-def test_sessions_list_and_show(data) -> None:
+def test_sessions_list_and_show(awp_data) -> None:
     code, out = run("simulate", "--domain", "terminal", "--action", LS, "--engine", "persistence")
     assert code == 0, out
     code, listed = run("sessions", "list")
@@ -84,14 +70,16 @@ def test_sessions_list_and_show(data) -> None:
     assert run("sessions", "show", "999")[1].endswith("Session 999 does not exist.")
 
 
-def test_a_failed_step_stores_no_session(data) -> None:
+def test_a_failed_step_stores_no_session(awp_data) -> None:
     dead = ["--engine", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
     code, out = run("simulate", "--domain", "terminal", "--action", LS, *dead)
     assert code == 2 and "Cannot reach" in out
     assert sessions().list_sessions() == []
 
 
-def test_an_unscorable_reference_keeps_the_prediction_and_the_task(data, tmp_path: Path) -> None:
+def test_an_unscorable_reference_keeps_the_prediction_and_the_task(
+    awp_data, tmp_path: Path
+) -> None:
     trajectory = Trajectory(
         id="t",
         domain="os",
@@ -114,7 +102,7 @@ def test_an_unscorable_reference_keeps_the_prediction_and_the_task(data, tmp_pat
     assert "Open the about page" in printed["messages"][0]["content"]
 
 
-def test_a_session_keeps_its_history_mode(data) -> None:
+def test_a_session_keeps_its_history_mode(awp_data) -> None:
     code, out = run(
         "simulate", "--domain", "terminal", "--action", LS, "--engine", "persistence", "--json"
     )

@@ -9,14 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from typer.testing import CliRunner
-
-from app.cli import build_cli
 from app.settings import Settings
 from storage.migrate import open_database
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
+from tests.support.cli import run
 from tests.support.live import skip_unless_live
 
 pytestmark = skip_unless_live("terminal")
@@ -25,25 +22,12 @@ ECHO = '[{"keystrokes": "echo hello-live\\n", "duration": 0.5}]'
 LS = '[{"keystrokes": "ls -a\\n", "duration": 0.5}]'
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("AWP_DATA_DIR", str(tmp_path / "data"))
-    return tmp_path / "data"
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(build_cli(), list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        return 2, f"{type(result.exception).__name__}: {result.exception}"
-    return result.exit_code, result.output
-
-
 def stores() -> tuple[SessionStore, TrajectoryStore]:
     factory = open_database(Settings().resolved_database_url()).session_factory
     return SessionStore(factory), TrajectoryStore(factory)
 
 
-def test_simulate_live_scores_against_the_real_screen(data: Path) -> None:
+def test_simulate_live_scores_against_the_real_screen(awp_data) -> None:
     args = ["--live", "--domain", "terminal", "--action", ECHO, "--engine", "persistence"]
     code, out = run("simulate", *args, "--json")
     assert code == 0, out
@@ -70,7 +54,7 @@ def test_simulate_live_scores_against_the_real_screen(data: Path) -> None:
     assert "tmux" in trajectory.metadata["environment_version"]
 
 
-def test_live_needs_its_own_start(data: Path) -> None:
+def test_live_needs_its_own_start(awp_data) -> None:
     code, out = run("simulate", "--live", "--domain", "android", "--action", "{}")
     assert code == 2 and "no emulator" in out
     code, out = run("simulate", "--live", "--domain", "terminal", "--action", ECHO,
@@ -87,14 +71,14 @@ def test_live_needs_its_own_start(data: Path) -> None:
     assert session is not None
 
 
-def test_live_tasks_lists_what_runs_and_why_not(data: Path) -> None:
+def test_live_tasks_lists_what_runs_and_why_not(awp_data) -> None:
     code, out = run("live", "tasks")
     assert code == 0
     assert "terminal: 2 tasks" in out and "project" in out
     assert "android: not available here. No live Android" in out
 
 
-def test_record_writes_rows_that_the_benchmark_reads(data: Path, tmp_path: Path) -> None:
+def test_record_writes_rows_that_the_benchmark_reads(awp_data, tmp_path: Path) -> None:
     actions = tmp_path / "actions.json"
     actions.write_text(json.dumps([
         [{"keystrokes": "mkdir demo && cd demo\n", "duration": 0.4}],
