@@ -14,20 +14,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from gradio_client import Client
-from sqlalchemy import update
 from typer.testing import CliRunner
 
 from app.cli import build_cli
 from backend.data.bundled import load_bundled
+from backend.domains.prompts import PromptLibrary
 from backend.engines.base import ENGINES, EngineConfig
 from backend.engines.baselines import BaselineEngine
+from backend.export.prompt import prompt_messages
+from backend.export.records import ExportContext
 from backend.types import ChatMessage, ChatRequest, HistoryMode
 from storage.annotations import AnnotationInput, AnnotationStore, Ratings
 from storage.db import session_scope
+from storage.export_source import ExportQuery, iter_export_records
 from storage.models import PredictionRow
 from tests.support.app_server import RunningApp, named, start_app
 
@@ -169,7 +173,7 @@ def annotate_all(app: RunningApp, ids: list[int]) -> None:
             rows = query.filter(PredictionRow.id.in_(ids)).all()
         for prediction_id, observation in rows:
             correction = AnnotationInput(
-                corrected_observation=f"{observation}\ncorrected", ratings=ratings, accept=False
+                corrected_observation=f"{observation}\ncorrected", ratings=ratings, verdict="reject"
             )
             store.submit(prediction_id, "checker", correction)
     finally:
@@ -184,12 +188,23 @@ def exported_prompts(tmp_path: Path, name: str) -> dict[int, list[dict[str, str]
     return {row["prediction_id"]: row["prompt"] for row in rows}
 
 
-def forget_stored_chats(app: RunningApp) -> None:
-    """Make every prediction look like one stored before chats were kept."""
+def rebuilt_prompts(app: RunningApp) -> dict[int, list[dict[str, str]]]:
+    """Every prediction's prompt as an export rebuilds it when no chat was stored (older data).
+
+    Read before any annotation: an annotator's correction of a step off the recording becomes
+    its real state, and from then on later prompts show it (which is why chats are stored).
+    """
     database = app.database()
+    context = ExportContext(system_prompt=PromptLibrary().system_prompt)
     try:
-        with session_scope(database.session_factory) as session:
-            session.execute(update(PredictionRow).values(prompt=None))
+        query = ExportQuery(annotated_only=False)
+        return {
+            record.prediction_id: [
+                m.model_dump() for m in prompt_messages(replace(record, messages=None),
+                                                        context.prompt_of(record))
+            ]
+            for record in iter_export_records(database.session_factory, query)
+        }  # fmt: skip
     finally:
         database.dispose()
 
@@ -208,14 +223,13 @@ def test_exported_prompt_is_the_chat_sent(
     sent = Sent()
     ui_sessions(app, sent, mode)
     cli_sessions(sent, mode, trajectory_file)
-    annotate_all(app, list(sent.by_prediction))
 
+    # Predictions stored before chats were kept: the one history rule rebuilds the same chats.
+    rebuilt = rebuilt_prompts(app)
+    for prediction_id, messages in sent.by_prediction.items():
+        assert rebuilt[prediction_id] == [m.model_dump() for m in messages], prediction_id
+
+    annotate_all(app, list(sent.by_prediction))
     exported = exported_prompts(tmp_path, f"stored-{mode.value}")
     for prediction_id, messages in sent.by_prediction.items():
         assert exported[prediction_id] == [m.model_dump() for m in messages], prediction_id
-
-    # Predictions stored before chats were kept: the one history rule rebuilds the same chats.
-    forget_stored_chats(app)
-    rebuilt = exported_prompts(tmp_path, f"rebuilt-{mode.value}")
-    for prediction_id, messages in sent.by_prediction.items():
-        assert rebuilt[prediction_id] == [m.model_dump() for m in messages], prediction_id
