@@ -105,13 +105,14 @@ def wire(
     service = FuturesService(services)
 
     def run(
-        session: PlaySession, typed: str, mode: str, k: float, *candidates: str,
-        request: gr.Request, **controls: Any,
+        session: PlaySession, typed: str, mode: str, k: float, first: str, second: str,
+        third: str, fourth: str, request: gr.Request, **controls: Any,
     ) -> list[str]:  # fmt: skip
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
         if mode == CANDIDATES:
-            futures = service.candidates(session, list(candidates), choice, user.name)
+            candidates = [first, second, third, fourth]
+            futures = service.candidates(session, candidates, choice, user.name)
         else:
             futures = service.samples(session, typed, choice, int(k), user.name)
         return [summary_html(futures), grid_html(futures, session.domain)]
