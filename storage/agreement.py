@@ -3,8 +3,9 @@
 A judge's verdict is stored per prediction as `judge.<dimension>` scores (1-5), whether it came
 from `awp bench`, `awp judge` or a "Judge this" button; people's ratings are the annotations'
 `rating_<dimension>` columns. Every query here groups, so the report reads counts, not rows:
-(judge score, person's rating) pairs, (person, person) pairs, ratings per prediction for
-Krippendorff's alpha, verdicts side by side, and the largest gaps.
+(judge score, person's rating) pairs, ratings per prediction for
+Krippendorff's alpha (people-versus-people pairs are derived from those), verdicts side by side,
+and the largest gaps.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from collections import defaultdict
 from typing import Any
 
 from sqlalchemy import Float, Integer, case, cast, func, select
-from sqlalchemy.orm import aliased
 from sqlalchemy.sql import ColumnElement, Select
 
+from backend.compare.agreement import SCALE
 from backend.compare.agreement_report import (
     DIMENSIONS,
     JUDGE_ACCEPTS_AT,
@@ -56,7 +57,7 @@ def _judged(dimension: str | None) -> Any:
     )
 
 
-def _with_domain(query: Select[Any], prediction_id: Any) -> Select[Any]:
+def _with_domain(query: Any, prediction_id: Any) -> Any:
     return (
         query.join(PredictionRow, PredictionRow.id == prediction_id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
@@ -91,51 +92,34 @@ def judge_pairs(session: Any) -> list[RatingCounts]:
     return found
 
 
-def human_pairs(session: Any) -> list[RatingCounts]:
-    """(person, person) rating counts per domain and dimension, each pair of people once."""
-    first, second = aliased(AnnotationRow), aliased(AnnotationRow)
-    found = []
-    for dimension in DIMENSIONS:
-        x, y = getattr(first, f"rating_{dimension}"), getattr(second, f"rating_{dimension}")
-        query = _with_domain(
-            select(SessionRow.domain, x, y, func.count())
-            .select_from(first)
-            .join(
-                second,
-                (second.prediction_id == first.prediction_id)
-                & (second.annotator_id > first.annotator_id),
-            ),
-            first.prediction_id,
-        )
-        query = query.where(x.is_not(None), y.is_not(None)).group_by(SessionRow.domain, x, y)
-        found += _pairs(session, query, dimension)
-    return found
-
-
 def item_counts(session: Any) -> list[ItemCounts]:
-    """Per domain and dimension, the ratings each prediction rated twice or more received."""
+    """Per domain and dimension, the ratings of each prediction rated twice or more.
+
+    One GROUP BY per prediction with a count column per (dimension, rating): people-versus-
+    people pairs and Krippendorff's alpha are both computed from these counts.
+    """
     shared = (
         select(AnnotationRow.prediction_id)
         .group_by(AnnotationRow.prediction_id)
         .having(func.count(AnnotationRow.id) >= 2)
     )
-    found = []
-    for dimension in DIMENSIONS:
-        rating = getattr(AnnotationRow, f"rating_{dimension}")
-        query = _with_domain(
-            select(SessionRow.domain, AnnotationRow.prediction_id, rating, func.count()),
-            AnnotationRow.prediction_id,
-        )
-        query = query.where(rating.is_not(None), AnnotationRow.prediction_id.in_(shared))
-        query = query.group_by(SessionRow.domain, AnnotationRow.prediction_id, rating)
-        rows: dict[str, dict[int, list[int]]] = defaultdict(dict)
-        for domain, prediction_id, value, count in session.execute(query):
-            rows[domain].setdefault(prediction_id, [0] * 5)[int(value) - 1] = int(count)
-        found += [
-            ItemCounts(domain, dimension, list(items.values()))
-            for domain, items in sorted(rows.items())
-        ]
-    return found
+    columns = [
+        func.sum(case((getattr(AnnotationRow, f"rating_{dim}") == value, 1), else_=0))
+        for dim in DIMENSIONS
+        for value in SCALE
+    ]
+    query = _with_domain(select(SessionRow.domain, *columns), AnnotationRow.prediction_id)
+    query = query.where(AnnotationRow.prediction_id.in_(shared)).group_by(
+        SessionRow.domain, AnnotationRow.prediction_id
+    )
+    rows: dict[tuple[str, str], list[list[int]]] = defaultdict(list)
+    width = len(SCALE)
+    for domain, *counts in session.execute(query):
+        for index, dim in enumerate(DIMENSIONS):
+            cells = [int(c or 0) for c in counts[index * width : (index + 1) * width]]
+            if sum(cells) >= 2:
+                rows[(domain, dim)].append(cells)
+    return [ItemCounts(domain, dim, found) for (domain, dim), found in sorted(rows.items())]
 
 
 def verdict_counts(session: Any) -> list[VerdictCount]:
@@ -183,7 +167,6 @@ def agreement(factory: SessionFactory, worst: int = WORST) -> AgreementReport:
     with session_scope(factory) as session:
         return agreement_report(
             judge_pairs(session),
-            human_pairs(session),
             item_counts(session),
             verdict_counts(session),
             worst_disagreements(session, worst),

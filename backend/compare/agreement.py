@@ -62,6 +62,21 @@ def pair_agreement(first: ArrayLike, second: ArrayLike, counts: ArrayLike) -> Pa
     return PairAgreement(total, _finite(kappa), _finite(rho), exact)
 
 
+def people_agreement(value_counts: ArrayLike) -> PairAgreement:
+    """Agreement of every pair of people who rated the same item, from per-item rating counts.
+
+    An item rated v by c_v people holds c_v * c_w pairs (v, w) for v != w and c_v (c_v - 1) / 2
+    pairs (v, v). People are interchangeable, so each pair counts in both orders: the table is
+    symmetric (Cohen's kappa on it is Scott's pi / Fleiss' kappa for two raters) and doubling
+    every pair changes neither kappa, Spearman nor the exact share, only the pair count.
+    """
+    counts = np.asarray(value_counts, dtype=np.int64).reshape(-1, len(SCALE))
+    both_orders = counts.T @ counts - np.diag(counts.sum(axis=0))
+    first, second = np.meshgrid(SCALE, SCALE, indexing="ij")
+    doubled = pair_agreement(first.ravel(), second.ravel(), both_orders.ravel())
+    return PairAgreement(doubled.pairs // 2, doubled.kappa, doubled.spearman, doubled.exact)
+
+
 def alpha(value_counts: ArrayLike) -> float | None:
     """Krippendorff's alpha (ordinal) for any number of raters.
 

@@ -1,8 +1,8 @@
 """Judge versus people, and people versus people, on the five rubric dimensions.
 
 Storage hands over counts grouped in SQL (the types below): how often the judge gave x where a
-person gave y, how often two people gave x and y to one prediction, how many people gave each
-rating to each prediction, verdicts side by side, and the largest gaps. This module computes,
+person gave y, how many people gave each rating to each prediction (which also gives every pair
+of people), verdicts side by side, and the largest gaps. This module computes,
 per domain and dimension and pooled over domains (`all`), the figures the Agreement page and
 `awp annotations agreement --json` show.
 
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from backend.compare.agreement import PairAgreement, alpha, pair_agreement
+from backend.compare.agreement import PairAgreement, alpha, pair_agreement, people_agreement
 from backend.compare.report import ALL
 
 JUDGE_ACCEPTS_AT = 4.0
@@ -119,12 +119,16 @@ def _pooled_pairs(pairs: Sequence[RatingCounts]) -> dict[tuple[str, str], PairAg
     return {key: pair_agreement(*columns) for key, columns in groups.items()}
 
 
-def _alphas(items: Sequence[ItemCounts]) -> dict[tuple[str, str], float | None]:
+def _people(
+    items: Sequence[ItemCounts],
+) -> tuple[dict[tuple[str, str], PairAgreement], dict[tuple[str, str], float | None]]:
+    """People against people, and Krippendorff's alpha, per (domain, dimension) and pooled."""
     groups: dict[tuple[str, str], list[list[int]]] = defaultdict(list)
     for item in items:
         groups[(item.domain, item.dimension)] += item.rows
         groups[(ALL, item.dimension)] += item.rows
-    return {key: alpha(rows) if rows else None for key, rows in groups.items()}
+    pairs = {key: people_agreement(rows) for key, rows in groups.items() if rows}
+    return pairs, {key: alpha(rows) if rows else None for key, rows in groups.items()}
 
 
 def _pooled_verdicts(cells: Sequence[VerdictCount]) -> list[VerdictCount]:
@@ -137,13 +141,13 @@ def _pooled_verdicts(cells: Sequence[VerdictCount]) -> list[VerdictCount]:
 
 def agreement_report(
     judge: Sequence[RatingCounts],
-    human: Sequence[RatingCounts],
     items: Sequence[ItemCounts],
     verdicts: Sequence[VerdictCount],
     worst: Sequence[Disagreement],
 ) -> AgreementReport:
     """Build the report from counts (each domain's and pooled over domains)."""
-    judged, paired, alphas = _pooled_pairs(judge), _pooled_pairs(human), _alphas(items)
+    judged = _pooled_pairs(judge)
+    paired, alphas = _people(items)
     empty = PairAgreement(0, None, None, None)
     keys = sorted(
         set(judged) | set(paired),

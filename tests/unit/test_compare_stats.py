@@ -8,7 +8,7 @@ import random
 import pytest
 from scipy.stats import binomtest
 
-from backend.compare.agreement import alpha, pair_agreement
+from backend.compare.agreement import alpha, pair_agreement, people_agreement
 from backend.compare.agreement_report import (
     Disagreement,
     ItemCounts,
@@ -79,6 +79,11 @@ def test_kappa_spearman_and_alpha_on_hand_examples() -> None:
     # Do = 2/6, De = 2*3*3/(6*5) = 0.6; alpha = 1 - (1/3)/0.6 = 4/9 (ordinal = nominal here).
     assert alpha([[2, 0, 0, 0, 0], [1, 1, 0, 0, 0], [0, 2, 0, 0, 0]]) == pytest.approx(4 / 9)
     assert alpha([[2, 0, 0, 0, 0]]) is None  # one item says nothing
+    # The same items as pairs of people: (1,1), (1,2), (2,2): exact 2/3; both orders counted,
+    # the table is [[2, 1], [1, 2]]: observed 4/6, chance 1/2, kappa = 1/3.
+    people = people_agreement([[2, 0, 0, 0, 0], [1, 1, 0, 0, 0], [0, 2, 0, 0, 0]])
+    assert (people.pairs, people.exact) == (3, pytest.approx(2 / 3))
+    assert people.kappa == pytest.approx(1 / 3)
     constant = pair_agreement([3], [3], [4])
     assert constant.exact == 1.0 and constant.kappa is None and constant.spearman is None
 
@@ -120,7 +125,7 @@ def test_agreement_report_pools_domains() -> None:
         RatingCounts("os", "format", [2], [4], [2]),
     ]
     report = agreement_report(
-        judge, [], [ItemCounts("web", "format", [[0, 0, 0, 2, 0]])],
+        judge, [ItemCounts("web", "format", [[0, 0, 0, 2, 0]])],
         [VerdictCount("web", "accept", "reject", 1)],
         [Disagreement(1, "ann", "os", "e", 2.0, 4.0, "reject")],
     )  # fmt: skip
