@@ -67,7 +67,7 @@ def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
     person.predict("terminal", "all", api_name="/arena_battle")  # stores a persistence guess
     first = named(person.predict("terminal", api_name="/real_next"), REAL_OUTPUTS)
     assert "Action" in first["context"] and "baseline" not in first["sides"]
-    voted = named(person.predict("A", 2, "terminal", api_name="/real_vote"), REAL_OUTPUTS)
+    voted = named(person.predict("A", 2, api_name="/real_vote"), REAL_OUTPUTS)
     assert "predicted by <b>persistence · baseline:persistence</b>" in voted["reveal"]
     result = rows(voted["results"])
     assert result[0][:2] == ["baseline:persistence", "all"] and result[0][4] == 1

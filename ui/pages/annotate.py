@@ -193,7 +193,9 @@ def wire(page: AnnotatePage, services: Services) -> None:
     def open_linked(domain: str, request: gr.Request, browser: str | None = None) -> dict:
         # The Agreement page links disagreements as `?prediction=<id>`: open that one.
         linked = str(request.query_params.get("prediction", "")) if request else ""
-        return open_item(float(linked), domain, request, browser) if linked.isdigit() else {}
+        if not linked.isdigit():
+            return {page.open_note: gr.skip()}
+        return open_item(float(linked), domain, request, browser)
 
     def skip(
         draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None

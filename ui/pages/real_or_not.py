@@ -132,24 +132,23 @@ def wire(page: RealOrNotPage, services: Services) -> None:
         item: RealItem | None,
         choice: str | None,
         confidence: int | None,
-        domain: str,
         request: gr.Request,
         browser: str | None = None,
     ) -> list[Any]:
         if item is None:
-            raise BadInputError("Press Next item first.")
+            raise BadInputError("Press Next item first (each item takes one vote).")
         if not choice:
             raise BadInputError("Pick A, B or can't tell before voting.")
         name, key = who(browser, request)
         services.arena.vote_real(item, name, choice, confidence)
         lines, tone = reveal_lines(item, choice)
-        following = arena.next_real(name, domain or None)
-        return [following, key, *_show(following), None, None, reveal_html(lines, tone),
+        # The voted item stays on screen with its reveal; Next item moves on.
+        return [None, key, gr.skip(), gr.skip(), gr.skip(), gr.skip(), reveal_html(lines, tone),
                 results()]  # fmt: skip
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
     person: dict[str, Any] = {"browser": page.browser}
     page.next.click(guarded(next_item), [page.domain], page.shown, inputs_kwargs=person,
                     api_name="real_next", **cheap)  # fmt: skip
-    page.vote.click(guarded(vote), [page.state, page.choice, page.confidence, page.domain],
+    page.vote.click(guarded(vote), [page.state, page.choice, page.confidence],
                     page.shown, inputs_kwargs=person, api_name="real_vote", **cheap)  # fmt: skip
