@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "app.commands.bench",
     "app.commands.db",
     "app.commands.annotations",
+    "app.commands.judge",
+    "app.commands.arena",
     "app.commands.export",
     "app.commands.serve",
 )

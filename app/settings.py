@@ -102,6 +102,31 @@ class Settings(BaseSettings):
     live_action_timeout_s: float = Field(
         default=60.0, gt=0, description="Longest a live action may run before it is stopped."
     )
+    annotation_overlap: int = Field(
+        default=1,
+        ge=1,
+        le=10,
+        description="Different annotators (and voters) per item before it leaves the queues: 1, "
+        "or 2-3 for an agreement study.",
+    )
+    arena_contenders: str = Field(
+        default="transformers@0.6,transformers@1.2,persistence",
+        description="Arena contenders, comma-separated `engine[:model][@temperature]`; each battle "
+        "draws two.",
+    )
+    arena_bootstrap_rounds: int = Field(
+        default=100, ge=0, le=10_000, description="Bootstrap resamples behind each rating interval."
+    )
+    judge_engine: str = Field(
+        default="",
+        description="Engine of the 'Judge this' buttons; empty means the default engine.",
+    )
+    judge_model: str = Field(
+        default="", description="Model id of that judge; empty means the engine's default."
+    )
+    judge_max_new_tokens: int = Field(
+        default=1024, ge=1, description="Completion token budget of the 'Judge this' judge."
+    )
     hf_login: bool | None = Field(
         default=None,
         description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",

@@ -15,19 +15,24 @@ from huggingface_hub import get_token
 from app.auth import Auth
 from app.context import AppContext
 from app.settings import Settings
+from backend.compare.contenders import parse_contenders
 from backend.data.bundled import load_bundled
 from backend.engines import load_builtin_engines
 from backend.engines.base import ENGINES
 from backend.envs.live.pool import LivePool
 from backend.export.records import ExportContext
+from backend.scoring.judge import JUDGE_PARAMS, Judge
+from storage.agreement import agreement
 from storage.annotations import (
     AnnotationQueue,
     AnnotationStore,
     annotator_progress,
     domain_progress,
 )
+from storage.arena import ArenaStore
 from storage.bench_runs import BenchRunStore
 from storage.export_source import iter_export_records
+from storage.judging import judge_item
 from storage.migrate import open_database
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
@@ -83,17 +88,31 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         trajectories=trajectories,
         sessions=SessionStore(factory),
         bench_runs=BenchRunStore(factory),
-        queue=AnnotationQueue(factory),
+        queue=AnnotationQueue(factory, overlap=settings.annotation_overlap),
         annotations=AnnotationStore(factory),
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
         export_records=partial(iter_export_records, factory),
         export_context=ExportContext(system_prompt=context.prompts.system_prompt),
         can_push=bool(get_token()),
         identify=auth.identify,
+        arena=ArenaStore(factory, settings.annotation_overlap),
+        agreement=partial(agreement, factory),
+        contenders=tuple(parse_contenders(settings.arena_contenders)),
+        judge=partial(build_judge, settings, context),
+        judge_item=partial(judge_item, factory),
+        bootstrap_rounds=settings.arena_bootstrap_rounds,
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,
         live=live_pool(settings),
     )
+
+
+def build_judge(settings: Settings, context: AppContext) -> Judge:
+    """The rubric judge of the "Judge this" buttons (`AWP_JUDGE_*`; the default engine if unset)."""
+    name = settings.judge_engine or settings.engine
+    model = settings.judge_model if settings.judge_engine else (settings.judge_model or None)
+    params = JUDGE_PARAMS.model_copy(update={"max_new_tokens": settings.judge_max_new_tokens})
+    return Judge(context.engine(name, model), params=params)
 
 
 def live_pool(settings: Settings) -> LivePool | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import annotate, benchmark, export, playground, replay
+from ui.pages import agreement, annotate, arena, benchmark, export, playground, real_or_not, replay
 from ui.services import Services
 from ui.users import User
 
@@ -18,6 +18,9 @@ PAGES = (
     ("Playground", playground),
     ("Replay", replay),
     ("Annotate", annotate),
+    ("Which one is real?", real_or_not),
+    ("Arena", arena),
+    ("Agreement", agreement),
     ("Benchmark", benchmark),
     ("Export", export),
 )
@@ -46,7 +49,7 @@ def build_blocks(services: Services) -> gr.Blocks:
                     gr.LoginButton()
         rendered = []
         admin_tabs: list[gr.Tab] = []
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             for title, module in PAGES:
                 # Admin pages start hidden and are shown when an admin loads the page: hidden by
                 # default, nobody else ever sees them (not even while the page loads).
@@ -61,11 +64,15 @@ def build_blocks(services: Services) -> gr.Blocks:
 
         def whoami(request: gr.Request) -> list:
             user = services.identify(request)
-            return [whoami_line(user), *[gr.Tab(visible=user.is_admin) for _ in admin_tabs]]
+            # A `?prediction=<id>` link (the Agreement page's) opens on the Annotate tab.
+            linked = "prediction" in getattr(request, "query_params", {})
+            tab = gr.Tabs(selected="annotate") if linked else gr.skip()
+            return [whoami_line(user), tab, *[gr.Tab(visible=user.is_admin) for _ in admin_tabs]]
 
         blocks.load(
-            guarded(whoami), None, [who, *admin_tabs], api_name="whoami", concurrency_limit=None
-        )
+            guarded(whoami), None, [who, tabs, *admin_tabs], api_name="whoami",
+            concurrency_limit=None,
+        )  # fmt: skip
         if services.live is not None:
             pool = services.live
 

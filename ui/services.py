@@ -13,10 +13,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from backend.compare.agreement_report import AgreementReport
+from backend.compare.contenders import Contender
 from backend.engines.base import Engine
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
+from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
 from backend.types import HistoryMode, SamplingParams
 from storage.annotations import (
@@ -25,6 +28,7 @@ from storage.annotations import (
     AnnotatorProgress,
     DomainProgress,
 )
+from storage.arena import ArenaStore
 from storage.bench_runs import BenchRunStore
 from storage.export_source import ExportQuery
 from storage.sessions import SessionStore
@@ -135,6 +139,12 @@ class Services:
         export_context: what building export rows needs (default system prompts).
         can_push: a Hugging Face token is configured, so exports can be pushed to the Hub.
         identify: the user behind a request.
+        arena: "Which one is real?" and arena votes.
+        agreement: reads the judge-versus-people agreement report.
+        contenders: what arena battles draw from.
+        judge: builds the rubric judge of the "Judge this" buttons.
+        judge_item: a stored prediction as a judge item.
+        bootstrap_rounds: resamples behind each arena rating interval.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
         live: the live environments lent to browser sessions (None when switched off).
@@ -155,6 +165,12 @@ class Services:
     export_context: ExportContext
     can_push: bool
     identify: Identify
+    arena: ArenaStore
+    agreement: Callable[[], AgreementReport]
+    contenders: tuple[Contender, ...]
+    judge: Callable[[], Judge]
+    judge_item: Callable[[int], JudgeItem]
+    bootstrap_rounds: int = 100
     simulate_concurrency: int = 1
     hf_login: bool = False
     live: LivePool | None = None

@@ -107,6 +107,15 @@ CSS = """
 .awp-chip b { color: var(--body-text-color-subdued); font-weight: 500; margin-right: 2px; }
 .awp-chip-warn { background: #fef3c7; } .awp-chip-bad { background: #fee2e2; }
 .awp-note { color: var(--body-text-color-subdued); margin-left: 6px; }
+.awp-reveal { padding: 8px 12px; border-radius: 8px; margin: 6px 0;
+  background: var(--background-fill-secondary); border-left: 4px solid #9ca3af; }
+.awp-reveal-good { border-left-color: #16a34a; } .awp-reveal-bad { border-left-color: #dc2626; }
+.awp-versus .awp-pane-title { font-size: 15px; font-weight: 700; color: inherit; }
+.awp-table { border-collapse: collapse; font-size: 13px; width: 100%; }
+.awp-table th, .awp-table td { padding: 4px 8px; text-align: left;
+  border-bottom: 1px solid var(--border-color-primary); }
+.awp-futures { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr));
+  gap: 10px; }
 .awp-score-block { display: flex; flex-direction: column; gap: 6px; font-size: 12px; }
 .awp-headline { border: 1px solid var(--border-color-primary); border-radius: 8px;
   padding: 8px 12px; max-width: 560px; }

@@ -118,6 +118,51 @@ def progress(
         )
 
 
+@annotations_app.command("agreement")
+def agreement_report(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    worst: Annotated[int, typer.Option(help="List this many worst disagreements.", min=0)] = 20,
+) -> None:
+    """Judge-human and human-human agreement per domain and rubric dimension.
+
+    Quadratic-weighted Cohen's kappa and Spearman for the judge against each person and for
+    every pair of people, Krippendorff's alpha over all people, the verdict confusion and the
+    predictions the judge and a person scored furthest apart: the Agreement page's numbers.
+    """
+    from storage.agreement import agreement
+
+    database = _database()
+    try:
+        report = agreement(database.session_factory, worst)
+    finally:
+        database.dispose()
+    if as_json:
+        typer.echo(json.dumps(report.as_json(), indent=2))
+        return
+
+    def fmt(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    for row in report.dimensions:
+        j, h = row.judge_human, row.human_human
+        typer.echo(
+            f"{row.domain} {row.dimension}: judge-human kappa {fmt(j.kappa)} spearman "
+            f"{fmt(j.spearman)} ({j.pairs} pairs); human-human kappa {fmt(h.kappa)} spearman "
+            f"{fmt(h.spearman)} ({h.pairs} pairs), alpha {fmt(row.alpha)}"
+        )
+    for cell in report.confusion:
+        typer.echo(
+            f"verdicts [{cell.domain}] judge {cell.judge} / person {cell.human}: {cell.count}"
+        )
+    for d in report.worst:
+        typer.echo(
+            f"prediction {d.prediction_id} [{d.domain}, {d.engine}]: judge {d.judge_total:.1f}, "
+            f"{d.annotator} {d.human_mean:.1f} ({d.human_verdict})"
+        )
+    if not report.dimensions:
+        typer.echo("No judge verdicts or shared annotations yet.")
+
+
 def register(cli: typer.Typer) -> None:
     """Mount `awp annotations`."""
     cli.add_typer(annotations_app, name="annotations")

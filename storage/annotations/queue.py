@@ -34,8 +34,11 @@ DEFAULT_CLAIM_TTL = timedelta(minutes=30)
 CANDIDATE_BATCH = 16
 
 
-def _offered(query_filter: QueueFilter, me: int | None) -> Select[Any]:
-    """Prediction ids the filter offers to annotator `me`, whoever holds them."""
+def _offered(query_filter: QueueFilter, me: int | None, overlap: int | None = None) -> Select[Any]:
+    """Prediction ids the filter offers to annotator `me`, whoever holds them.
+
+    With `overlap`, a prediction leaves the queue once that many annotators annotated it.
+    """
     query = (
         select(PredictionRow.id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
@@ -55,6 +58,11 @@ def _offered(query_filter: QueueFilter, me: int | None) -> Select[Any]:
             score = score.where(ScoreRow.value <= query_filter.max_value)
         query = query.where(exists(score))
     annotated = select(AnnotationRow.id).where(AnnotationRow.prediction_id == PredictionRow.id)
+    if overlap is not None:
+        done = select(func.count(AnnotationRow.id)).where(
+            AnnotationRow.prediction_id == PredictionRow.id
+        )
+        query = query.where(done.scalar_subquery() < overlap)
     if query_filter.unannotated_only:
         query = query.where(~exists(annotated))
     elif me is not None:
@@ -62,14 +70,16 @@ def _offered(query_filter: QueueFilter, me: int | None) -> Select[Any]:
     return query
 
 
-def _candidates(query_filter: QueueFilter, me: int | None, now: datetime) -> Select[Any]:
+def _candidates(
+    query_filter: QueueFilter, me: int | None, now: datetime, overlap: int | None = None
+) -> Select[Any]:
     """What `me` may claim now, in queue order.
 
     Own live claims first, then predictions `me` never skipped (oldest first), then those `me`
     skipped, the longest ago first.
     """
     query = (
-        _offered(query_filter, me)
+        _offered(query_filter, me, overlap)
         .outerjoin(ClaimRow, ClaimRow.prediction_id == PredictionRow.id)
         .where(
             or_(
@@ -97,12 +107,21 @@ class AnnotationQueue:
     Args:
         factory: the session factory of a `storage.db.Database`.
         claim_ttl: how long a handed-out prediction stays reserved for its annotator.
+        overlap: how many different annotators annotate each prediction before it leaves the
+            queue (`Settings.annotation_overlap`; 2 or 3 for agreement studies). None: it
+            never leaves; every annotator may annotate it once.
 
     """
 
-    def __init__(self, factory: SessionFactory, claim_ttl: timedelta = DEFAULT_CLAIM_TTL) -> None:
+    def __init__(
+        self,
+        factory: SessionFactory,
+        claim_ttl: timedelta = DEFAULT_CLAIM_TTL,
+        overlap: int | None = None,
+    ) -> None:
         self._factory = factory
         self.claim_ttl = claim_ttl
+        self.overlap = overlap
 
     def pending(
         self, annotator: str, query_filter: QueueFilter | None = None, limit: int = 50
@@ -111,14 +130,15 @@ class AnnotationQueue:
         now = utcnow()
         with session_scope(self._factory) as session:
             me = find_annotator(session, annotator)
-            query = _candidates(query_filter or QueueFilter(), me, now).limit(limit)
+            query = _candidates(query_filter or QueueFilter(), me, now, self.overlap).limit(limit)
             return [queue_item(session, pid, None) for pid in session.scalars(query)]
 
     def count_pending(self, annotator: str, query_filter: QueueFilter | None = None) -> int:
         """How many predictions `annotator` could claim now."""
         with session_scope(self._factory) as session:
             me = find_annotator(session, annotator)
-            query = _candidates(query_filter or QueueFilter(), me, utcnow()).order_by(None)
+            query = _candidates(query_filter or QueueFilter(), me, utcnow(), self.overlap)
+            query = query.order_by(None)
             return session.scalar(select(func.count()).select_from(query.subquery())) or 0
 
     def claim_next(
@@ -134,7 +154,7 @@ class AnnotationQueue:
             now = utcnow()
             with session_scope(self._factory) as session:
                 me = find_annotator(session, annotator)
-                query = _candidates(query_filter or QueueFilter(), me, now)
+                query = _candidates(query_filter or QueueFilter(), me, now, self.overlap)
                 if skipped:
                     query = query.where(PredictionRow.id.not_in(skipped))
                 batch = list(session.scalars(query.limit(CANDIDATE_BATCH)))
@@ -209,7 +229,7 @@ class AnnotationQueue:
         now = utcnow()
         with session_scope(self._factory) as session:
             me = find_annotator(session, annotator)
-            held = _offered(query_filter or QueueFilter(), me).join(
+            held = _offered(query_filter or QueueFilter(), me, self.overlap).join(
                 ClaimRow, ClaimRow.prediction_id == PredictionRow.id
             )
             held = held.where(ClaimRow.expires_at > now)
@@ -235,7 +255,8 @@ class AnnotationQueue:
             # The candidate list was read before the claim: someone may have annotated the
             # prediction since. Re-check under the claim and give it back if it no longer fits.
             if query_filter is not None:
-                still = _candidates(query_filter, me, now).where(PredictionRow.id == prediction_id)
+                still = _candidates(query_filter, me, now, self.overlap)
+                still = still.where(PredictionRow.id == prediction_id)
                 if session.scalar(still) is None:
                     session.rollback()
                     return None

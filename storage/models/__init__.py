@@ -8,6 +8,7 @@ from storage.models.annotations import (
     ClaimRow,
     SkipRow,
 )
+from storage.models.arena import ArenaVoteRow, RealOrNotVoteRow
 from storage.models.base import Base, utcnow
 from storage.models.bench_runs import BenchRunRow, BenchRunStatus
 from storage.models.sessions import (
@@ -26,6 +27,7 @@ __all__ = [
     "AnnotationEditRow",
     "AnnotationRow",
     "AnnotatorRow",
+    "ArenaVoteRow",
     "Base",
     "BenchRunRow",
     "BenchRunStatus",
@@ -33,6 +35,7 @@ __all__ = [
     "ObservationOrigin",
     "PredictionRow",
     "PromptTextRow",
+    "RealOrNotVoteRow",
     "ScoreRow",
     "SessionKind",
     "SessionRow",

@@ -37,12 +37,18 @@ _ORIGINS = "('recorded', 'live', 'annotator')"
 
 
 class SessionKind(StrEnum):
-    """What made a session: the Playground or Replay page, `awp simulate`, or `awp bench`."""
+    """What made a session.
+
+    The Playground or Replay page, `awp simulate`, `awp bench`, the Arena page (a battle: one
+    step, two predictions) or the Playground's many futures (a branch of its session).
+    """
 
     PLAYGROUND = "playground"
     REPLAY = "replay"
     CLI = "cli"
     BENCH = "bench"
+    ARENA = "arena"
+    FUTURES = "futures"
 
 
 class SessionRow(TimestampMixin, Base):

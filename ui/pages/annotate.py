@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+from gradio.context import Context
 
 from backend.domains.base import all_domains
 from backend.errors import AWPError
 from storage.annotations import RULES
 from ui.annotate import ERROR_TAGS, RATING_HELP, VERDICT_CHOICES, Annotator, Draft
 from ui.errors import guarded
-from ui.pages import annotate_view
+from ui.pages import annotate_view, judge_button
 from ui.pages.annotate_context import CONTEXT_TITLE
 from ui.services import Services
 from ui.shortcuts import HELP
@@ -65,6 +66,7 @@ class AnnotatePage:
     skip: gr.Button
     message: gr.HTML
     progress: gr.Dataframe
+    judge: judge_button.JudgeButton
 
     def component(self, name: str) -> Any:
         """A component by the names `annotate_view` uses (ratings as `rate_<dimension>`)."""
@@ -80,7 +82,7 @@ class AnnotatePage:
                 self.real_origin, self.real, self.use_real, self.reset, self.editor, self.preview,
                 self.diff,
                 *self.ratings.values(), self.verdict, self.tags, self.notes, self.message,
-                self.progress]  # fmt: skip
+                self.progress, self.judge.verdict]  # fmt: skip
 
 
 def render(services: Services) -> AnnotatePage:
@@ -112,6 +114,7 @@ def render(services: Services) -> AnnotatePage:
             gr.Markdown("#### Real state")
             real_origin = gr.HTML(elem_id="an-real-origin")
             real = gr.HTML(label="Real", elem_id="an-real")
+    judge = judge_button.render("an")
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             editor = gr.Code(label="Corrected observation (edit the prediction into the truth)",
@@ -149,7 +152,7 @@ def render(services: Services) -> AnnotatePage:
                         open_note, queue, header, action, context_box, context, reasoning, before,
                         predicted, real_origin, real, editor, use_real, reset, preview, diff,
                         ratings, verdict, tags, notes, submit, skip, message,
-                        progress)  # fmt: skip
+                        progress, judge)  # fmt: skip
 
 
 def wire(page: AnnotatePage, services: Services) -> None:
@@ -169,7 +172,8 @@ def wire(page: AnnotatePage, services: Services) -> None:
     def show(draft: Draft | None, who: User, key: str, domain: str, message: str = "") -> dict:
         state = annotator.queue_state(who.name, domain)
         rows = annotate_view.progress_rows(services, who)
-        return updates(annotate_view.show(draft, who, state, message, rows), key)
+        shown = updates(annotate_view.show(draft, who, state, message, rows), key)
+        return {**shown, page.judge.verdict: ""}
 
     def next_item(domain: str, request: gr.Request, browser: str | None = None) -> dict:
         who, key = person(browser, request)
@@ -185,6 +189,13 @@ def wire(page: AnnotatePage, services: Services) -> None:
             refused = f"Not opened: {exc}"
             return updates({"open_note": annotate_view.banner(refused, "refused")}, key)
         return show(draft, who, key, domain)
+
+    def open_linked(domain: str, request: gr.Request, browser: str | None = None) -> dict:
+        # The Agreement page links disagreements as `?prediction=<id>`: open that one.
+        linked = str(request.query_params.get("prediction", "")) if request else ""
+        if not linked.isdigit():
+            return {page.open_note: gr.skip()}
+        return open_item(float(linked), domain, request, browser)
 
     def skip(
         draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None
@@ -230,7 +241,16 @@ def wire(page: AnnotatePage, services: Services) -> None:
                         api_name="annotate_use_real", concurrency_limit=None)  # fmt: skip
     page.reset.click(guarded(reset), [page.state], [page.editor], api_name="annotate_reset",
                      concurrency_limit=None)  # fmt: skip
+    judge_button.wire(page.judge, page.state, judged_prediction, services, "judge_annotation")
+    if Context.root_block is not None:
+        Context.root_block.load(guarded(open_linked), [page.domain], inputs_kwargs=who,
+                                api_visibility="private", **cheap)  # fmt: skip
     page.editor.change(guarded(annotate_view.correction_views), [page.state, page.editor],
                        [page.preview, page.diff], api_name="annotate_preview",
                        trigger_mode="always_last", show_progress="hidden",
                        concurrency_limit=None)  # fmt: skip
+
+
+def judged_prediction(draft: Draft | None) -> int | None:
+    """The open item's prediction (what "Judge this" grades)."""
+    return draft.item.prediction_id if draft is not None else None

@@ -10,7 +10,7 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.errors import AWPError
 from ui.errors import GENERIC_MESSAGE, guarded
-from ui.pages import engine_panel, playground_start, playground_view
+from ui.pages import engine_panel, futures, judge_button, playground_start, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.pages.playground_start import StartControls
 from ui.play import Done, Playground
@@ -41,6 +41,8 @@ class PlaygroundPage:
     position: gr.Number
     rewind: gr.Button
     branch: gr.Button
+    judge: judge_button.JudgeButton
+    futures: futures.FuturesSection
 
 
 def render(services: Services) -> PlaygroundPage:
@@ -78,9 +80,11 @@ def render(services: Services) -> PlaygroundPage:
                                      minimum=0)  # fmt: skip
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
+            judge = judge_button.render("pg")
+            many = futures.render()
     return PlaygroundPage(
         state, domain, starts, engine, help_md, action, check, step, stop, view, position, rewind,
-        branch,
+        branch, judge, many,
     )  # fmt: skip
 
 
@@ -200,3 +204,10 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     page.branch.click(
         guarded(branch), [page.state, page.position], shown, api_name="branch", **cheap
     )
+    judge_button.wire(page.judge, page.state, last_prediction, services, "judge_step")
+    futures.wire(page.futures, page.state, page.action, page.engine, services)
+
+
+def last_prediction(session: PlaySession) -> int | None:
+    """The prediction of the session's last step (what "Judge this" grades)."""
+    return session.steps[-1].prediction_id if session.steps else None

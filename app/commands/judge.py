@@ -1,0 +1,68 @@
+"""`awp judge`: grade stored predictions with the rubric judge, without regenerating them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.settings import Settings
+
+
+def judge(
+    judge_engine: Annotated[str, typer.Option("--judge", help="Engine that grades.")],
+    judge_model: Annotated[str | None, typer.Option(help="Model id for the judge.")] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL of the judge.")
+    ] = None,
+    judge_prompts: Annotated[
+        Path | None, typer.Option(help="Directory of `<domain>.md` judge prompts to use instead.")
+    ] = None,
+    judge_max_new_tokens: Annotated[
+        int | None, typer.Option(help="Judge completion token budget (default 2048).", min=1)
+    ] = None,
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    engine: Annotated[str | None, typer.Option(help="Only predictions of this engine.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many predictions.", min=1)] = None,
+    rejudge: Annotated[
+        bool, typer.Option(help="Also predictions already judged (their scores are replaced).")
+    ] = False,
+) -> None:
+    """Grade stored predictions that have a real observation (ungraded ones by default).
+
+    Verdicts are stored as `judge.<dimension>` scores of each prediction, where the agreement
+    report (`awp annotations agreement`) meets them with people's ratings.
+    """
+    from app.commands.bench import build_judge
+    from app.context import AppContext
+    from backend.compare.judging import judge_stored
+    from storage.judging import items_to_judge
+
+    context = AppContext(Settings())
+    try:
+        grader = build_judge(
+            context, judge_engine, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
+        )
+        if grader is None:
+            raise typer.BadParameter("--judge names no engine")
+        factory = context.database.session_factory
+        items = items_to_judge(factory, domain, engine, limit, rejudge)
+        graded = failed = 0
+        for prediction_id, result in judge_stored(grader, context.sessions, items):
+            if result.failed:
+                failed += 1
+                typer.echo(f"prediction {prediction_id}: no verdict ({result.error})", err=True)
+            else:
+                graded += 1
+    finally:
+        context.close()
+    typer.echo(
+        f"Judged {graded} of {len(items)} predictions with {judge_engine}"
+        + (f"; {failed} answers had no usable verdict." if failed else ".")
+    )
+
+
+def register(cli: typer.Typer) -> None:
+    """Add `judge` to the CLI."""
+    cli.command()(judge)

@@ -1,0 +1,99 @@
+"""A person votes on the Real-or-not and Arena pages, sees the reveal and the report update, and
+an admin reads the Agreement dashboard. Screenshots land in tests/artifacts/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from backend.recording import StoredScore
+from backend.verdicts import Verdict
+from storage.annotations import AnnotationInput, AnnotationStore, Ratings
+from storage.sessions import SessionStore
+from tests.browser.pages import choose, open_tab, wait_for_text
+from tests.support.app_server import RunningApp, start_app
+from tests.support.postgres import fake_prediction
+from tests.support.sessions import SessionWriter
+
+DIMS = ("format", "factuality", "consistency", "realism", "quality")
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    settings = {"arena_contenders": "persistence,oracle", "arena_bootstrap_rounds": 50}
+    running = start_app(tmp_path_factory.mktemp("compare-browser"), settings=settings)
+    yield running
+    running.close()
+
+
+def test_arena_vote_reveals_and_the_leaderboard_updates(page, app: RunningApp, shot) -> None:
+    page.goto(app.url)
+    open_tab(page, "Arena")
+    choose(page, "ar-domain", "Terminal")
+    for round_ in range(3):
+        page.locator("#ar-battle").click()
+        wait_for_text(page, "#ar-context", "Action")
+        assert "baseline:" not in page.locator("#ar-sides").inner_text()
+        if round_ == 0:
+            shot(page, "arena-battle")
+        page.locator("#ar-vote-a").click()
+        wait_for_text(page, "#ar-reveal", "was baseline:")
+    wait_for_text(page, "#ar-people", "baseline:")
+    assert "3" in page.locator("#ar-people").inner_text()
+    shot(page, "arena-leaderboard")
+
+
+def test_which_one_is_real_vote_and_reveal(page, app: RunningApp, shot) -> None:
+    database = app.database()
+    try:
+        writer = SessionWriter(SessionStore(database.session_factory), domain="terminal",
+                               initial_state="$ ")  # fmt: skip
+        guess = fake_prediction("$ ", engine="persistence", model="baseline:persistence")
+        writer.add('[{"keystrokes": "ls\\n", "duration": 1}]', "$ ls\nnotes.txt", "recorded",
+                   guess)  # fmt: skip
+    finally:
+        database.dispose()
+    page.goto(app.url)
+    open_tab(page, "Which one is real?")
+    page.locator("#rn-next").click()
+    wait_for_text(page, "#rn-context", "Action")
+    shot(page, "real-or-not-item")
+    page.locator("#rn-choice label", has_text="A is real").click()
+    page.locator("#rn-confidence label", has_text="Fairly sure").click()
+    page.locator("#rn-vote").click()
+    wait_for_text(page, "#rn-reveal", "was real")
+    assert "Action" in page.locator("#rn-context").inner_text()  # the voted item stays shown
+    wait_for_text(page, "#rn-results", "baseline:persistence")
+    shot(page, "real-or-not-reveal")
+
+
+def test_admin_reads_the_agreement_dashboard(page, app: RunningApp, shot) -> None:
+    database = app.database()
+    try:
+        sessions = SessionStore(database.session_factory)
+        notes = AnnotationStore(database.session_factory)
+        with database.session_factory() as session:
+            from storage.models import PredictionRow
+
+            ids = [row.id for row in session.query(PredictionRow).limit(3)]
+        for i, pid in enumerate(ids):
+            sessions.add_scores(pid, [StoredScore(f"judge.{d}", "v1", float(5 - i)) for d in DIMS])
+            for name, value in (("ann", 1 + i), ("bob", 2 + i)):
+                ratings = Ratings(**dict.fromkeys(DIMS, value))
+                notes.submit(pid, name, AnnotationInput(verdict=Verdict.REJECT,
+                             corrected_observation=f"fix {name}", ratings=ratings))  # fmt: skip
+    finally:
+        database.dispose()
+    page.goto(app.url)
+    open_tab(page, "Agreement")
+    page.locator("#ag-refresh").click()
+    wait_for_text(page, "#ag-dimensions", "factuality")
+    wait_for_text(page, "#ag-worst", "open on Annotate")
+    shot(page, "agreement-dashboard")
+    link = page.locator("#ag-worst a").first
+    target = link.get_attribute("href")
+    assert target is not None and target.startswith("?prediction=")
+    page.goto(app.url + target)
+    wait_for_text(page, "#an-header", f"#{target.split('=')[1]}")
+    shot(page, "agreement-link-opens-annotate")

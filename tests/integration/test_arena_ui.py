@@ -1,0 +1,103 @@
+"""The compare-and-agree endpoints through gradio_client against the real app (baseline engines)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gradio_client import Client
+
+from storage.arena import ArenaStore
+from storage.models import PredictionRow, ScoreRow
+from tests.support.app_server import RunningApp, named, start_app
+from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
+
+REAL_OUTPUTS = ("browser", "context", "sides", "choice", "confidence", "reveal", "results")
+ARENA_OUTPUTS = ("browser", "context", "sides", "reveal", "people", "judge", "chart", "agreement")
+VERDICT = {"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 4, "quality": 2},
+           "strengths": ["right format"], "weaknesses": ["wrong listing"]}  # fmt: skip
+LS = '[{"keystrokes": "ls\\n", "duration": 1}]'
+
+
+@pytest.fixture(scope="module")
+def judge_server() -> Iterator[FakeOpenAIServer]:
+    """A scripted judge: every answer is the same rubric verdict."""
+    with serve_fake_openai() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, judge_server) -> Iterator[RunningApp]:
+    settings = {"arena_contenders": "persistence,oracle", "arena_bootstrap_rounds": 20,
+                "judge_engine": "openai", "judge_model": "judge",
+                "base_url": judge_server.base_url}  # fmt: skip
+    running = start_app(tmp_path_factory.mktemp("arena-ui"), settings=settings)
+    yield running
+    running.close()
+
+
+def rows(table: dict[str, Any]) -> list[list[Any]]:
+    return table["data"]
+
+
+def test_arena_vote_reveals_names_and_updates_the_leaderboard(app: RunningApp) -> None:
+    person = Client(app.url, verbose=False)
+    battle = named(person.predict("terminal", "all", api_name="/arena_battle"), ARENA_OUTPUTS)
+    assert "Action" in battle["context"] and "awp-versus" in battle["sides"]
+    assert "baseline:" not in battle["sides"] + battle["context"]  # blind until the vote
+    voted = named(person.predict("all", api_name="/arena_vote_a"), ARENA_OUTPUTS)
+    names = re.findall(r"was <b>(baseline:\w+)</b>", voted["reveal"])
+    assert sorted(names) == ["baseline:oracle", "baseline:persistence"]
+    board = rows(voted["people"])
+    assert board[0][1] == names[0]  # A won the only vote
+    assert {row[4] for row in board} == {1}
+    database = app.database()
+    try:
+        counts = ArenaStore(database.session_factory).battle_counts()
+    finally:
+        database.dispose()
+    assert [(c.contender_a, c.wins_a) for c in counts] == [(names[0], 1)]
+
+
+def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
+    person = Client(app.url, verbose=False)
+    person.predict("terminal", "all", api_name="/arena_battle")  # stores a persistence guess
+    first = named(person.predict("terminal", api_name="/real_next"), REAL_OUTPUTS)
+    assert "Action" in first["context"] and "baseline" not in first["sides"]
+    voted = named(person.predict("A", 2, api_name="/real_vote"), REAL_OUTPUTS)
+    assert "predicted by <b>persistence · baseline:persistence</b>" in voted["reveal"]
+    result = rows(voted["results"])
+    assert result[0][:2] == ["baseline:persistence", "all"] and result[0][4] == 1
+
+
+def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_server) -> None:
+    person = Client(app.url, verbose=False)
+    person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
+    summary, grid = person.predict(LS, "Sample K futures of the action above", 3, "", "", "", "",
+                                   api_name="/futures")  # fmt: skip
+    assert "distinct outcomes</b> 1 of 3" in summary and grid.count("prediction #") == 3
+    summary, grid = person.predict(
+        "", "Compare candidate actions from this state", 2, LS,
+        '[{"keystrokes": "pwd\\n", "duration": 1}]', "", "", api_name="/futures",
+    )  # fmt: skip
+    assert "own branch" in summary and grid.count("prediction #") == 2
+    with pytest.raises(Exception, match="Candidate 1"):
+        person.predict("", "Compare candidate actions from this state", 2, "nonsense", "", "", "",
+                       api_name="/futures")  # fmt: skip
+    out = person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
+    person.predict(json.loads(json.dumps(out[0])), api_name="/step")
+    answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
+    reply = {"choices": [{"message": {"content": answer}, "finish_reason": "stop"}]}
+    judge_server.script.append(json_reply(200, reply))
+    verdict = person.predict(api_name="/judge_step")
+    assert "<b>factuality</b> 2" in verdict and "wrong listing" in verdict
+    database = app.database()
+    try:
+        with database.session_factory() as session:
+            judged = session.query(ScoreRow).filter(ScoreRow.name == "judge.factuality").one()
+            assert session.get(PredictionRow, judged.prediction_id).engine == "persistence"
+    finally:
+        database.dispose()

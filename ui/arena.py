@@ -1,0 +1,114 @@
+"""The services behind "Which one is real?" and the Arena page.
+
+A battle is one recorded step (a random turn of a stored recording) that two contenders predict.
+Its predictions go through the one step path: the first with `record_prediction`, which stores
+the step in a new `arena` session (the recording's earlier turns as its history), the second
+with `add_prediction` on that step; both are scored against the recording's real next state.
+A battle that fewer than `AWP_ANNOTATION_OVERLAP` people voted on is offered to others first, so
+a study with overlap 2 or 3 measures people against each other on the same battles.
+"""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+from backend.benchmark.items import BenchItem, items_from_trajectories
+from backend.compare.contenders import Contender, draw_pair
+from backend.compare.report import ArenaReport, arena_report
+from backend.errors import NotFoundError
+from backend.recording import NewSession
+from backend.stepping import record_prediction, score
+from backend.types import Prediction, SimRequest
+from storage.arena_items import ArenaPair, RealItem
+from storage.models import SessionKind
+from ui.services import Services
+
+TRAJECTORY_SAMPLE = 500
+"""How many stored recordings a battle's step is drawn from."""
+
+
+class Arena:
+    """Draws and stores battles, takes votes, reports.
+
+    Args:
+        services: the app's services.
+        rng: draws steps and contenders (seeded in tests).
+    """
+
+    def __init__(self, services: Services, rng: random.Random | None = None) -> None:
+        self.services = services
+        self.rng = rng or random.Random()
+
+    def next_battle(self, voter: str, domain: str | None) -> ArenaPair:
+        """A battle for `voter`: one others voted on too few times, else a fresh one.
+
+        Raises:
+            NotFoundError: no recording to draw a step from.
+            EngineUnavailableError, EngineRequestError: a contender's engine failed.
+        """
+        return self.services.arena.open_pair(voter, domain) or self.fresh(voter, domain)
+
+    def fresh(self, voter: str, domain: str | None) -> ArenaPair:
+        """Draw a recorded step and two contenders; predict, score and store both."""
+        item = self._recorded_step(domain)
+        first, second = draw_pair(list(self.services.contenders), self.rng)
+        requests = [self._request(item, contender) for contender in (first, second)]
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="awp-arena") as pool:
+            futures = [
+                pool.submit(self._predict, contender, request)
+                for contender, request in zip((first, second), requests, strict=True)
+            ]
+            predictions = [future.result() for future in futures]
+        target = NewSession.for_request(
+            requests[0],
+            SessionKind.ARENA.value,
+            owner=voter,
+            base_trajectory_id=item.trajectory_key,
+        )
+        sessions = self.services.sessions
+        outcome = record_prediction(sessions, target, requests[0], predictions[0], item.history)
+        second_id = sessions.add_prediction(
+            outcome.step_id,
+            predictions[1],
+            score(requests[1], predictions[1]),
+            params=requests[1].params,
+            history_mode=requests[1].history_mode,
+        )
+        return self.services.arena.pair(outcome.prediction_id, second_id)
+
+    def vote(self, pair: ArenaPair, voter: str, outcome: str) -> None:
+        """Store `voter`'s vote (a, b, tie, both_bad)."""
+        self.services.arena.vote_pair(pair, voter, outcome)
+
+    def report(self) -> ArenaReport:
+        """The report over every vote stored."""
+        store = self.services.arena
+        return arena_report(
+            store.real_counts(),
+            store.battle_counts(),
+            store.judge_human_counts(),
+            self.services.bootstrap_rounds,
+        )
+
+    def next_real(self, voter: str, domain: str | None) -> RealItem | None:
+        """The next "Which one is real?" item for `voter` (None when none is left)."""
+        return self.services.arena.next_real(voter, domain)
+
+    def _request(self, item: BenchItem, contender: Contender) -> SimRequest:
+        defaults = self.services.defaults
+        return item.request(contender.params(defaults.params), defaults.history_mode)
+
+    def _predict(self, contender: Contender, request: SimRequest) -> Prediction:
+        simulator = self.services.simulator(contender.engine, contender.model or None, None)
+        return simulator.step_batch([request])[0]
+
+    def _recorded_step(self, domain: str | None) -> BenchItem:
+        stored = self.services.trajectories.list_trajectories(domain, limit=TRAJECTORY_SAMPLE)
+        self.rng.shuffle(stored)
+        for summary in stored:
+            items = items_from_trajectories([self.services.trajectories.get(summary.id)])
+            if items:
+                return self.rng.choice(items)
+        where = f"the {domain} domain" if domain else "any domain"
+        raise NotFoundError(f"No stored recording of {where} has a step with a known real state.")

@@ -1,0 +1,51 @@
+"""The "Judge this" buttons: grade one stored prediction with the configured rubric judge.
+
+The verdict is stored like `awp bench`'s and `awp judge`'s (`judge.<dimension>` scores of the
+prediction), so it meets people's ratings on the Agreement page.
+"""
+
+from __future__ import annotations
+
+from backend.compare.judging import judge_stored
+from backend.errors import BadInputError
+from backend.scoring.judge import JudgeResult
+from ui.renderers.base import esc
+from ui.services import Services
+from ui.views import chip
+
+
+def judge_prediction(services: Services, prediction_id: int | None) -> JudgeResult:
+    """Grade and store one prediction's verdict.
+
+    Raises:
+        BadInputError: no prediction yet, or its real state is unknown.
+        NotFoundError: no such prediction.
+    """
+    if prediction_id is None:
+        raise BadInputError("Nothing to judge yet: take a step (or open an item) first.")
+    item = services.judge_item(prediction_id)
+    [(_, result)] = list(judge_stored(services.judge(), services.sessions, [(prediction_id, item)]))
+    return result
+
+
+def verdict_html(result: JudgeResult) -> str:
+    """The judge's scores, total, and reasons, with who judged."""
+    who = f"{result.judge_engine} · {result.judge_model} · {result.prompt_version}"
+    if result.failed:
+        return (
+            f'<div class="awp-reveal awp-reveal-bad">The judge ({esc(who)}) gave no usable '
+            f"verdict after {result.attempts} attempts: {esc(result.error or '')}. Nothing was "
+            "stored.</div>"
+        )
+    chips = "".join(chip(dim, str(value)) for dim, value in result.scores.items() if value)
+    total = f"{result.total:.2f}" if result.total is not None else "-"
+    reasons = "".join(
+        f"<li><b>{label}</b> {esc(text)}</li>"
+        for label, texts in (("+", result.strengths), ("−", result.weaknesses))
+        for text in texts
+    )
+    return (
+        f'<div class="awp-reveal"><div>{chips}{chip("total", total)}</div>'
+        f"<ul>{reasons}</ul><div class='awp-note'>Judged by {esc(who)}; stored with the "
+        "prediction.</div></div>"
+    )

@@ -1,0 +1,193 @@
+"""Model arena: two contenders predict the same action; people vote without knowing which is which.
+
+A battle shows one recorded step and two predictions as A and B; the person votes A, B, tie or
+both bad, and then sees who was who. The leaderboard (Bradley-Terry ratings with bootstrap 95%
+intervals, per domain and overall, people's votes and the LLM judge's on the same battles)
+updates with every vote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.compare.report import ALL, ArenaReport
+from backend.domains.base import all_domains, get_domain
+from backend.errors import BadInputError
+from storage.arena_items import ArenaPair
+from ui.arena import Arena
+from ui.compare_views import (
+    BOARD_HEADERS,
+    board_chart,
+    board_rows,
+    context_html,
+    percent,
+    reveal_html,
+    sides_html,
+)
+from ui.errors import guarded
+from ui.pages.annotate import BROWSER_KEY, BROWSER_SECRET
+from ui.renderers.base import esc
+from ui.services import Services
+from ui.users import browser_key
+from ui.views import empty
+
+OUTCOMES = (("A is better", "a"), ("B is better", "b"), ("Tie", "tie"), ("Both bad", "both_bad"))
+
+
+@dataclass(frozen=True)
+class ArenaPage:
+    """The page's components."""
+
+    state: gr.State
+    browser: gr.BrowserState
+    domain: gr.Dropdown
+    battle: gr.Button
+    context: gr.HTML
+    sides: gr.HTML
+    votes: dict[str, gr.Button]
+    reveal: gr.HTML
+    board_domain: gr.Dropdown
+    people: gr.Dataframe
+    judge: gr.Dataframe
+    chart: gr.Plot
+    agreement: gr.Markdown
+
+    @property
+    def board(self) -> list[Any]:
+        """The leaderboard components."""
+        return [self.people, self.judge, self.chart, self.agreement]
+
+    @property
+    def shown(self) -> list[Any]:
+        """What a new battle and a vote update."""
+        return [self.state, self.browser, self.context, self.sides, self.reveal, *self.board]
+
+
+def render(services: Services) -> ArenaPage:
+    """Build the page (inside the caller's Tab)."""
+    domains = [("All domains", "")] + [(d.title, d.name) for d in all_domains()]
+    browser = gr.BrowserState("", storage_key=BROWSER_KEY, secret=BROWSER_SECRET)
+    names = ", ".join(f"`{c.spec}`" for c in services.contenders)
+    gr.Markdown(
+        "Two world models predict the same action. Vote for the better prediction without "
+        f"knowing which model made it; the names appear after your vote. Contenders: {names}."
+    )
+    with gr.Row(equal_height=True):
+        domain = gr.Dropdown(domains, value="", label="Domain", scale=2, elem_id="ar-domain")
+        battle = gr.Button("New battle", variant="primary", scale=1, elem_id="ar-battle")
+    context = gr.HTML(empty("Press New battle."), elem_id="ar-context")
+    sides = gr.HTML(elem_id="ar-sides")
+    with gr.Row():
+        votes = {
+            outcome: gr.Button(label, elem_id=f"ar-vote-{outcome}") for label, outcome in OUTCOMES
+        }
+    reveal = gr.HTML(elem_id="ar-reveal")
+    with gr.Accordion("Leaderboard", open=True):
+        boards = [("All domains", ALL)] + [(d.title, d.name) for d in all_domains()]
+        board_domain = gr.Dropdown(boards, value=ALL, label="Leaderboard of", elem_id="ar-board")
+        with gr.Row(equal_height=False):
+            people = gr.Dataframe(headers=BOARD_HEADERS, interactive=False,
+                                  label="People's votes", elem_id="ar-people")  # fmt: skip
+            judge = gr.Dataframe(headers=BOARD_HEADERS, interactive=False,
+                                 label="LLM judge's votes (awp arena judge)",
+                                 elem_id="ar-judge")  # fmt: skip
+        chart = gr.Plot(label="Ratings", elem_id="ar-chart")
+        agreement = gr.Markdown(elem_id="ar-agreement")
+    return ArenaPage(gr.State(None), browser, domain, battle, context, sides, votes, reveal,
+                     board_domain, people, judge, chart, agreement)  # fmt: skip
+
+
+def board_values(report: ArenaReport, domain: str) -> list[Any]:
+    """The leaderboard of `domain`: people's table, the judge's, the chart, their agreement."""
+    people = report.leaderboard(domain, "human")
+    judge = report.leaderboard(domain, "judge")
+    same = next((row for row in report.judge_vs_people if row.domain == domain), None)
+    line = (
+        f"The judge picked what people picked on **{percent(same.share)}** of {same.pairs} "
+        "battles both decided."
+        if same is not None
+        else "No battle has both a person's and the judge's vote yet."
+    )
+    return [
+        board_rows(people.ratings if people else []),
+        board_rows(judge.ratings if judge else []),
+        board_chart(report, domain),
+        line,
+    ]
+
+
+def _show(pair: ArenaPair) -> tuple[str, str]:
+    renderer = get_domain(pair.context.domain).renderer
+    return (
+        context_html(pair.context, renderer),
+        sides_html(pair.first, pair.second, renderer, pair.context.previous),
+    )
+
+
+def reveal_lines(pair: ArenaPair, outcome: str) -> list[str]:
+    """Who was who, and what the person voted."""
+    label = dict((value, text) for text, value in OUTCOMES)[outcome]
+    return [
+        f"You voted <b>{esc(label)}</b>.",
+        f"<b>A</b> was <b>{esc(pair.contender_a)}</b>; <b>B</b> was "
+        f"<b>{esc(pair.contender_b)}</b>.",
+    ]
+
+
+def wire(page: ArenaPage, services: Services) -> None:
+    """Bind the page's events."""
+    arena = Arena(services)
+
+    def who(browser: str | None, request: gr.Request) -> tuple[str, str]:
+        key = browser_key(browser, request)
+        return services.identify(request, key).name, key
+
+    def new_battle(
+        domain: str, board: str, request: gr.Request, browser: str | None = None
+    ) -> list[Any]:
+        name, key = who(browser, request)
+        pair = arena.next_battle(name, domain or None)
+        return [pair, key, *_show(pair), "", *board_values(arena.report(), board or ALL)]
+
+    def vote(
+        outcome: str,
+        pair: ArenaPair | None,
+        board: str,
+        request: gr.Request,
+        browser: str | None = None,
+    ) -> list[Any]:
+        if pair is None:
+            raise BadInputError("Press New battle first.")
+        name, key = who(browser, request)
+        arena.vote(pair, name, outcome)
+        shown = reveal_html(reveal_lines(pair, outcome))
+        return [None, key, gr.skip(), gr.skip(), shown, *board_values(arena.report(), board or ALL)]
+
+    def board(domain: str) -> list[Any]:
+        return board_values(arena.report(), domain or ALL)
+
+    person: dict[str, Any] = {"browser": page.browser}
+    page.battle.click(
+        guarded(new_battle), [page.domain, page.board_domain], page.shown, inputs_kwargs=person,
+        api_name="arena_battle", concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+    )  # fmt: skip
+
+    def voter(outcome: str) -> Any:
+        def vote_for(
+            pair: ArenaPair | None, board: str, request: gr.Request, browser: str | None = None
+        ) -> list[Any]:
+            return vote(outcome, pair, board, request, browser)
+
+        return guarded(vote_for)
+
+    for outcome, button in page.votes.items():
+        button.click(
+            voter(outcome), [page.state, page.board_domain], page.shown, inputs_kwargs=person,
+            api_name=f"arena_vote_{outcome}", concurrency_limit=None,
+        )  # fmt: skip
+    page.board_domain.change(guarded(board), [page.board_domain], page.board,
+                             api_name="arena_board", concurrency_limit=None)  # fmt: skip

@@ -1,0 +1,124 @@
+"""The Playground's "Many futures" section: K samples of the typed action, or candidate actions.
+
+Rendered inside the Playground page (its session state, action box and engine panel are the
+inputs), so sampling futures never changes the session the page steps through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.compare.futures import MAX_CANDIDATES, MAX_SAMPLES
+from backend.domains.base import get_domain
+from ui.errors import guarded
+from ui.futures import Futures, FuturesService
+from ui.pages.engine_panel import EnginePanel
+from ui.renderers import render as render_observation
+from ui.renderers.base import esc
+from ui.services import Services
+from ui.session import PlaySession
+from ui.views import chip, empty, scores_html, short
+
+SAMPLES = "Sample K futures of the action above"
+CANDIDATES = "Compare candidate actions from this state"
+
+
+@dataclass(frozen=True)
+class FuturesSection:
+    """The section's components."""
+
+    mode: gr.Radio
+    k: gr.Slider
+    candidates: list[gr.Textbox]
+    run: gr.Button
+    summary: gr.HTML
+    grid: gr.HTML
+
+
+def render() -> FuturesSection:
+    """Build the section (inside the Playground page's layout)."""
+    with gr.Accordion("Many futures from this state", open=False, elem_id="fu-box"):
+        mode = gr.Radio([SAMPLES, CANDIDATES], value=SAMPLES, label="What to predict",
+                        elem_id="fu-mode")  # fmt: skip
+        k = gr.Slider(2, MAX_SAMPLES, value=4, step=1, label="K samples (one batched call)",
+                      elem_id="fu-k")  # fmt: skip
+        with gr.Row():
+            candidates = [
+                gr.Textbox(label=f"Candidate action {i + 1}", lines=2, elem_id=f"fu-action-{i}")
+                for i in range(MAX_CANDIDATES)
+            ]
+        run = gr.Button("Predict futures", variant="primary", elem_id="fu-run")
+        summary = gr.HTML(elem_id="fu-summary")
+        grid = gr.HTML(elem_id="fu-grid")
+    return FuturesSection(mode, k, candidates, run, summary, grid)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def summary_html(futures: Futures) -> str:
+    """How the K samples spread (nothing for candidate actions)."""
+    s = futures.spread
+    if s is None:
+        stored = ", ".join(f"#{f.session_id}" for f in futures.futures)
+        return (
+            f'<div class="awp-status">Each candidate is stored as its own branch: {stored}.</div>'
+        )
+    chips = [
+        chip("distinct outcomes", f"{s.distinct} of {s.samples}"),
+        chip("most common", f"{s.largest} of {s.samples}"),
+        chip(f"agreement with each other ({s.metric})", _percent(s.mutual)),
+        chip(f"agreement with the real state ({s.metric})", _percent(s.with_real)),
+    ]
+    where = futures.futures[0]
+    note = f"Stored as {s.samples} predictions of one step in session #{where.session_id}."
+    return f'<div class="awp-status">{"".join(chips)}<span class="awp-note">{note}</span></div>'
+
+
+def grid_html(futures: Futures, domain: str) -> str:
+    """Every future side by side, rendered natively, with its scores when the truth is known."""
+    renderer = get_domain(domain).renderer
+    cards = []
+    for number, future in enumerate(futures.futures, start=1):
+        action = esc(short(future.action))
+        title = f"#{number}: <code>{action}</code> · prediction #{future.prediction_id}"
+        body = render_observation(renderer, future.prediction.observation, futures.previous)
+        scores = scores_html(future.scores, future.real is not None, domain)
+        cards.append(
+            f'<div class="awp-pane"><div class="awp-caption">{title}</div>{body}{scores}</div>'
+        )
+    return f'<div class="awp-futures">{"".join(cards)}</div>' if cards else empty("No futures.")
+
+
+def wire(
+    section: FuturesSection,
+    state: gr.State,
+    action: gr.Textbox,
+    engine: EnginePanel,
+    services: Services,
+) -> None:
+    """Bind the section to the Playground's session, action and engine panel."""
+    service = FuturesService(services)
+
+    def run(
+        session: PlaySession, typed: str, mode: str, k: float, first: str, second: str,
+        third: str, fourth: str, request: gr.Request, **controls: Any,
+    ) -> list[str]:  # fmt: skip
+        user = services.identify(request)
+        choice = services.choose_engine(user, **controls)
+        if mode == CANDIDATES:
+            candidates = [first, second, third, fourth]
+            futures = service.candidates(session, candidates, choice, user.name)
+        else:
+            futures = service.samples(session, typed, choice, int(k), user.name)
+        return [summary_html(futures), grid_html(futures, session.domain)]
+
+    section.run.click(
+        guarded(run), [state, action, section.mode, section.k, *section.candidates],
+        [section.summary, section.grid], inputs_kwargs=engine.kwargs, api_name="futures",
+        concurrency_limit=services.simulate_concurrency, concurrency_id="simulate",
+    )  # fmt: skip
