@@ -6,12 +6,14 @@ missing, the first browser test tries `apt-get install -y chromium` and skips if
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.support.app_server import RunningApp, start_app
 
@@ -24,6 +26,8 @@ ARGS = [
     "--disable-background-networking",
 ]
 VIEWPORT = {"width": 1440, "height": 1000}
+SETTLED = "() => document.querySelectorAll('.pending, .generating').length === 0"
+SETTLE_TIMEOUT_MS = 15_000
 
 
 def ensure_chromium() -> Path:
@@ -70,6 +74,11 @@ def shot() -> callable:
 
     def save(page, name: str) -> Path:
         path = ARTIFACTS / f"{name}.png"
+        # Gradio fades a component while an event that updates it still runs; a screenshot
+        # taken then shows a washed-out page. Wait for the page to settle (but take the
+        # screenshot anyway: a page that never settles is itself worth looking at).
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(SETTLED, timeout=SETTLE_TIMEOUT_MS)
         page.screenshot(path=str(path), full_page=True)
         return path
 

@@ -78,10 +78,13 @@ def test_admin_reads_the_agreement_dashboard(page, app: RunningApp, shot) -> Non
     try:
         sessions = SessionStore(database.session_factory)
         notes = AnnotationStore(database.session_factory)
-        with database.session_factory() as session:
-            from storage.models import PredictionRow
-
-            ids = [row.id for row in session.query(PredictionRow).limit(3)]
+        writer = SessionWriter(sessions, domain="terminal", initial_state="$ ")
+        ids = []
+        for i, engine in enumerate(("persistence", "oracle", "oracle")):
+            guess = fake_prediction(f"$ ls\nfile{i}", engine=engine, model=f"baseline:{engine}")
+            stored = writer.add(f'[{{"keystrokes": "ls {i}\\n", "duration": 1}}]',
+                                f"$ ls {i}\nfile{i}", "recorded", guess)  # fmt: skip
+            ids.append(stored.prediction_id)
         for i, pid in enumerate(ids):
             sessions.add_scores(pid, [StoredScore(f"judge.{d}", "v1", float(5 - i)) for d in DIMS])
             for name, value in (("ann", 1 + i), ("bob", 2 + i)):

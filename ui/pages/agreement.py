@@ -47,6 +47,15 @@ class AgreementPage:
         return [self.dimensions, self.confusion, self.worst]
 
 
+def overlap_sentence(overlap: int | None) -> str:
+    """How many people see each item before it leaves the queues, in words."""
+    if not overlap:
+        return "Items stay in the queue for any number of annotators"
+    if overlap == 1:
+        return "Each item leaves the queue after **one** annotator"
+    return f"Each item leaves the queue after **{overlap}** different annotators"
+
+
 def render(services: Services) -> AgreementPage:
     """Build the page (inside the caller's Tab)."""
     domains = [("All domains", ALL)] + [(d.title, d.name) for d in all_domains()]
@@ -54,8 +63,7 @@ def render(services: Services) -> AgreementPage:
         domain = gr.Dropdown(domains, value=ALL, label="Domain", scale=3, elem_id="ag-domain")
         refresh = gr.Button("Refresh", variant="primary", scale=1, elem_id="ag-refresh")
     overlap = gr.Markdown(
-        f"Each item is annotated by **{services.queue.overlap or 'any number of'}** different "
-        "annotators before it leaves the queue (`AWP_ANNOTATION_OVERLAP`; 2 or 3 for an "
+        f"{overlap_sentence(services.queue.overlap)} (`AWP_ANNOTATION_OVERLAP`; 2 or 3 for an "
         "agreement study). Kappa and rho: 1 perfect, 0 chance. The judge **accepts** a "
         "prediction when its total is 4 or more."
     )
