@@ -125,17 +125,8 @@ class FuturesService:
         session: PlaySession, choice: EngineChoice, owner: str
     ) -> tuple[NewSession, list[Turn]]:
         """A new `futures` session branching from the Playground session at its current step."""
-        trajectory = session.trajectory
-        new = NewSession(
-            domain=session.domain,
-            history_mode=choice.history_mode,
-            params=choice.params,
-            kind=SessionKind.FUTURES.value,
-            owner=owner,
-            base_trajectory_id=trajectory.id if trajectory else None,
-            system_prompt=trajectory.system_prompt if trajectory else None,
-            context=session.context,
-            initial_state=session.initial_state,
+        new = session.new_session(
+            SessionKind.FUTURES.value, owner, choice.history_mode, choice.params
         )
         if session.session_id is None:
             return new, session.history()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
-from backend.recording import NewSession, SessionTarget
+from backend.recording import SessionTarget
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import SimRequest, Turn
 from storage.models import SessionKind
@@ -178,18 +178,7 @@ class Playground:
         after Branch, or with other settings goes to a new session branching from it, and the
         earlier session stays as it was.
         """
-        trajectory = session.trajectory
-        new = NewSession(
-            domain=session.domain,
-            history_mode=choice.history_mode,
-            params=choice.params,
-            kind=self.kind.value,
-            owner=owner,
-            base_trajectory_id=trajectory.id if trajectory else None,
-            system_prompt=trajectory.system_prompt if trajectory else None,
-            context=session.context,
-            initial_state=session.initial_state,
-        )
+        new = session.new_session(self.kind.value, owner, choice.history_mode, choice.params)
         if session.session_id is None:
             return new, session.history(), ""
         same = session.settings_key == choice.key

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from backend.domains.base import get_domain
 from backend.errors import AWPError
 from backend.history import state_before
+from backend.recording import NewSession
 from backend.simulate import canonical
 from backend.types import (
     HistoryMode,
@@ -174,6 +175,23 @@ class PlaySession:
         if turn is not None and self._same_action(request.action, turn.action):
             return request.model_copy(update={"reference": turn.observation})
         return request
+
+    def new_session(
+        self, kind: str, owner: str, mode: HistoryMode, params: SamplingParams
+    ) -> NewSession:
+        """The stored session this play session's next step starts, with its engine settings."""
+        trajectory = self.trajectory
+        return NewSession(
+            domain=self.domain,
+            history_mode=mode,
+            params=params,
+            kind=kind,
+            owner=owner,
+            base_trajectory_id=trajectory.id if trajectory else None,
+            system_prompt=trajectory.system_prompt if trajectory else None,
+            context=self.context,
+            initial_state=self.initial_state,
+        )
 
     def real_for(self, action: str) -> str | None:
         """The real observation after `action`, known when it is the recording's next action."""

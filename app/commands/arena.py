@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from app.commands.options import JudgeBaseUrl, JudgeModel
 from app.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,10 +87,8 @@ def report(
 @arena_app.command("judge")
 def judge(
     judge_engine: Annotated[str, typer.Option("--judge", help="Engine that votes.")],
-    judge_model: Annotated[str | None, typer.Option(help="Model id for the judge.")] = None,
-    judge_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL of the judge.")
-    ] = None,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = None,
     domain: Annotated[str | None, typer.Option(help="Only battles of this domain.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many battles.", min=1)] = None,
 ) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from app.commands.options import JudgeBaseUrl, JudgeMaxNewTokens, JudgeModel, JudgePrompts
 from app.settings import Settings
 from backend.types import HistoryMode
 
@@ -25,16 +26,10 @@ def bench(
     judge: Annotated[
         str | None, typer.Option(help="Engine that grades every prediction on the rubric.")
     ] = None,
-    judge_model: Annotated[str | None, typer.Option(help="Model id for the judge.")] = None,
-    judge_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL of the judge.")
-    ] = None,
-    judge_prompts: Annotated[
-        Path | None, typer.Option(help="Directory of `<domain>.md` judge prompts to use instead.")
-    ] = None,
-    judge_max_new_tokens: Annotated[
-        int | None, typer.Option(help="Judge completion token budget (default 2048).", min=1)
-    ] = None,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_prompts: JudgePrompts = None,
+    judge_max_new_tokens: JudgeMaxNewTokens = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     concurrency: Annotated[
         int | None, typer.Option(help="Items per batch / requests in flight.", min=1)

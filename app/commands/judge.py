@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from app.commands.options import JudgeBaseUrl, JudgeMaxNewTokens, JudgeModel, JudgePrompts
 from app.settings import Settings
 
 
 def judge(
     judge_engine: Annotated[str, typer.Option("--judge", help="Engine that grades.")],
-    judge_model: Annotated[str | None, typer.Option(help="Model id for the judge.")] = None,
-    judge_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL of the judge.")
-    ] = None,
-    judge_prompts: Annotated[
-        Path | None, typer.Option(help="Directory of `<domain>.md` judge prompts to use instead.")
-    ] = None,
-    judge_max_new_tokens: Annotated[
-        int | None, typer.Option(help="Judge completion token budget (default 2048).", min=1)
-    ] = None,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_prompts: JudgePrompts = None,
+    judge_max_new_tokens: JudgeMaxNewTokens = None,
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     engine: Annotated[str | None, typer.Option(help="Only predictions of this engine.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many predictions.", min=1)] = None,
