@@ -1,0 +1,105 @@
+"""Gymnasium registration of the world-model environment: `awp/WorldModel-v0`.
+
+Gymnasium 1.x no longer loads environments from package entry points, so the id is registered
+when this module is imported, and Gymnasium imports it itself from a module-qualified id:
+`gymnasium.make("app.gym:awp/WorldModel-v0", domain="terminal", engine="transformers")` needs no
+import statement (nor does `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`).
+The factories build the services from the one Settings object (`AWP_*` variables), like `awp`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+
+from app.context import AppContext
+from app.settings import Settings
+from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
+from backend.envs.sim.rewards import RewardOptions, build_reward
+from backend.envs.sim.tasks import episode_specs
+from backend.envs.sim.world import Backing, EnvOptions, EpisodeSpec, WorldEnv
+
+ENV_ID = "awp/WorldModel-v0"
+
+
+@dataclass(frozen=True)
+class EnvArgs:
+    """The keywords `gymnasium.make` / `make_vec` pass on.
+
+    Attributes:
+        domain: the domain; for a vector env a comma-separated list the sub-environments take
+            in turn ("terminal,web,android").
+        engine: the world model's engine (default: the settings').
+        model: its model id.
+        tasks: `bundled`, `blank`, `live` or a JSONL file (`backend.envs.sim.tasks`).
+        reward: `reference`, `task_judge` or `live`.
+        judge: the task judge's engine (default: the world model's).
+        backing: sim, live or shadow.
+        max_steps: steps before truncation.
+        record: store episodes as sessions.
+        max_new_tokens: the world model's completion budget (default: the settings').
+    """
+
+    domain: str = "terminal"
+    engine: str | None = None
+    model: str | None = None
+    tasks: str = "bundled"
+    reward: str = "reference"
+    judge: str | None = None
+    backing: Backing = "sim"
+    max_steps: int = 10
+    record: bool = True
+    max_new_tokens: int | None = None
+
+
+def _build(
+    num_envs: int, args: EnvArgs
+) -> tuple[AppContext, list[WorldEnv], list[list[EpisodeSpec]]]:
+    overrides = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else {}
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    context = AppContext(settings)
+    simulator = context.simulator(args.engine, args.model)
+    judge = context.engine(args.judge) if args.judge else simulator.engine
+    reward = build_reward(args.reward, RewardOptions(judge=judge))
+    options = EnvOptions(
+        backing=args.backing,
+        max_steps=args.max_steps,
+        record=args.record,
+        params=settings.sampling(),
+        history_mode=settings.history_mode,
+        live_config=settings.live_config() if args.backing != "sim" else None,
+    )
+    recorder = context.sessions if args.record else None
+    domains = [name.strip() for name in args.domain.split(",") if name.strip()]
+    worlds = [WorldEnv(simulator, reward, options, recorder) for _ in range(num_envs)]
+    specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
+    return context, worlds, specs
+
+
+def make_env(render_mode: str | None = None, **kwargs: Any) -> WorldModelEnv:
+    """One world-model environment; `kwargs` are the fields of `EnvArgs`."""
+    context, worlds, specs = _build(1, EnvArgs(**kwargs))
+    return WorldModelEnv(worlds[0], specs[0], render_mode, on_close=context.close)
+
+
+def make_vector_env(
+    num_envs: int, render_mode: str | None = None, **kwargs: Any
+) -> WorldModelVectorEnv:
+    """`num_envs` environments stepped with one engine call; `kwargs` are `EnvArgs` fields."""
+    context, worlds, specs = _build(num_envs, EnvArgs(**kwargs))
+    return WorldModelVectorEnv(worlds, specs, on_close=context.close)
+
+
+def register() -> None:
+    """Register `awp/WorldModel-v0` with Gymnasium (once per process)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            ENV_ID,
+            entry_point="app.gym:make_env",
+            vector_entry_point="app.gym:make_vector_env",
+        )
+
+
+register()
