@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "app.commands.data",
     "app.commands.model",
     "app.commands.bench",
+    "app.commands.rollout",
     "app.commands.db",
     "app.commands.annotations",
     "app.commands.judge",

@@ -17,9 +17,10 @@ import gymnasium
 from app.context import AppContext
 from app.settings import Settings
 from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
-from backend.envs.sim.rewards import RewardOptions, build_reward
+from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import Backing, EnvOptions, EpisodeSpec, WorldEnv
+from backend.simulate import Simulator
 
 ENV_ID = "awp/WorldModel-v0"
 
@@ -54,28 +55,61 @@ class EnvArgs:
     max_new_tokens: int | None = None
 
 
+def env_options(settings: Settings, backing: Backing, max_steps: int, record: bool) -> EnvOptions:
+    """Episode options from the settings (sampling, history mode, live limits)."""
+    return EnvOptions(
+        backing=backing,
+        max_steps=max_steps,
+        record=record,
+        params=settings.sampling(),
+        history_mode=settings.history_mode,
+        live_config=settings.live_config(),
+    )
+
+
+@dataclass
+class WorldParts:
+    """The services an environment or a rollout is built from."""
+
+    settings: Settings
+    context: AppContext
+    simulator: Simulator
+    reward: RewardModel
+
+
+def world_parts(
+    engine: str | None,
+    model: str | None,
+    reward: str,
+    judge: str | None,
+    max_new_tokens: int | None = None,
+    base_url: str | None = None,
+) -> WorldParts:
+    """Settings (with the world model's budget), the context, the world model and the reward.
+
+    The task judge runs on `judge`, else on the world model's engine.
+    """
+    settings = Settings()
+    if max_new_tokens:
+        settings = settings.model_copy(update={"max_new_tokens": max_new_tokens})
+    context = AppContext(settings)
+    simulator = context.simulator(engine, model, base_url)
+    judge_engine = context.engine(judge) if judge else simulator.engine
+    return WorldParts(
+        settings, context, simulator, build_reward(reward, RewardOptions(judge=judge_engine))
+    )
+
+
 def _build(
     num_envs: int, args: EnvArgs
 ) -> tuple[AppContext, list[WorldEnv], list[list[EpisodeSpec]]]:
-    overrides = {"max_new_tokens": args.max_new_tokens} if args.max_new_tokens else {}
-    settings = Settings(**overrides)  # type: ignore[arg-type]
-    context = AppContext(settings)
-    simulator = context.simulator(args.engine, args.model)
-    judge = context.engine(args.judge) if args.judge else simulator.engine
-    reward = build_reward(args.reward, RewardOptions(judge=judge))
-    options = EnvOptions(
-        backing=args.backing,
-        max_steps=args.max_steps,
-        record=args.record,
-        params=settings.sampling(),
-        history_mode=settings.history_mode,
-        live_config=settings.live_config() if args.backing != "sim" else None,
-    )
-    recorder = context.sessions if args.record else None
+    parts = world_parts(args.engine, args.model, args.reward, args.judge, args.max_new_tokens)
+    options = env_options(parts.settings, args.backing, args.max_steps, args.record)
+    recorder = parts.context.sessions if args.record else None
     domains = [name.strip() for name in args.domain.split(",") if name.strip()]
-    worlds = [WorldEnv(simulator, reward, options, recorder) for _ in range(num_envs)]
+    worlds = [WorldEnv(parts.simulator, parts.reward, options, recorder) for _ in range(num_envs)]
     specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
-    return context, worlds, specs
+    return parts.context, worlds, specs
 
 
 def make_env(render_mode: str | None = None, **kwargs: Any) -> WorldModelEnv:

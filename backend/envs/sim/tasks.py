@@ -4,7 +4,8 @@
 tools and initial state, with the recording as the per-step reference and the source of the
 `replay` agent's actions. `live` starts from the live environment's named tasks. `blank` is one
 episode with no task and no state. Any other value is a JSONL file: one recorded trajectory
-(`backend.types.Trajectory` JSON) or `{"domain", "task", "initial_state", "live_task"}` a line.
+(`backend.types.Trajectory` JSON, optionally with the `live_task` it starts from) or
+`{"domain", "task", "initial_state", "live_task"}` a line.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ def _from_line(line: str, domain: str) -> EpisodeSpec | None:
         raise BadInputError("Each task line must be a JSON object.")
     if "turns" in value:
         trajectory = Trajectory.model_validate(value)
-        return EpisodeSpec.from_trajectory(trajectory) if trajectory.domain == domain else None
+        if trajectory.domain != domain:
+            return None
+        return EpisodeSpec.from_trajectory(trajectory, value.get("live_task"))
     if value.get("domain", domain) != domain:
         return None
     return EpisodeSpec(
