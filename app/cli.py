@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "app.commands.model",
     "app.commands.bench",
     "app.commands.rollout",
+    "app.commands.env",
     "app.commands.db",
     "app.commands.annotations",
     "app.commands.judge",

@@ -8,8 +8,6 @@ from typing import Annotated
 
 import typer
 
-from backend.envs.sim.world import Backing
-
 
 def rollout(
     domain: Annotated[
@@ -58,11 +56,9 @@ def rollout(
     from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
     from backend.envs.sim.rollout import RolloutConfig, RolloutRunner, summarize
     from backend.envs.sim.tasks import episode_specs
-    from backend.errors import BadInputError
+    from backend.envs.sim.world import backing_named
 
-    if env not in ("sim", "live", "shadow"):
-        raise BadInputError(f"--env must be sim, live or shadow, not {env!r}.")
-    backing: Backing = env  # type: ignore[assignment]
+    backing = backing_named(env)
     parts = world_parts(engine, model, reward, judge, max_new_tokens, base_url)
     settings, context, simulator = parts.settings, parts.context, parts.simulator
     try:

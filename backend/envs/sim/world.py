@@ -27,7 +27,7 @@ from backend.envs.live.base import LiveConfig
 from backend.envs.live.run import LiveRun
 from backend.envs.sim.finish import is_finish
 from backend.envs.sim.rewards import RewardModel, StepView, Verdict
-from backend.errors import BadActionError
+from backend.errors import BadActionError, BadInputError
 from backend.recording import NewSession, Recorder, StepInput, StoredScore
 from backend.scoring import MetricResult
 from backend.simulate import Simulator, canonical
@@ -43,8 +43,21 @@ from backend.types import (
 )
 
 Backing = Literal["sim", "live", "shadow"]
+BACKINGS: tuple[Backing, ...] = ("sim", "live", "shadow")
 SESSION_KIND = "rollout"
 INVALID_PREFIX = "Invalid action: "
+
+
+def backing_named(name: str) -> Backing:
+    """The backing called `name`.
+
+    Raises:
+        BadInputError: not sim, live or shadow.
+    """
+    for backing in BACKINGS:
+        if backing == name:
+            return backing
+    raise BadInputError(f"The environment must be sim, live or shadow, not {name!r}.")
 
 
 @dataclass(frozen=True)
