@@ -144,3 +144,48 @@ class WorldModelClient(EnvClient[WorldAction, WorldObservation, WorldState]):
 
     def _parse_state(self, payload: dict[str, Any]) -> WorldState:
         return WorldState(**payload)
+
+
+class WorldModelToolEnv:
+    """The OpenEnv environment as TRL's `GRPOTrainer(environment_factory=...)` expects it.
+
+    TRL exposes every public method but `reset` and `get_reward` to the policy as a tool, starts
+    each rollout with `reset(**dataset_row)` (its string is appended to the prompt) and scores it
+    with `get_reward()`. One instance per rollout, each with its own OpenEnv session, so the
+    server's world model sees the rollouts' steps concurrently. Build the factory with
+    `functools.partial(WorldModelToolEnv, "http://127.0.0.1:8001")`.
+
+    Args:
+        base_url: the `awp env serve` server.
+    """
+
+    def __init__(self, base_url: str) -> None:
+        self.client = WorldModelClient(base_url=base_url).sync()
+        self.client.connect()
+        self.total = 0.0
+        self.done = False
+
+    def reset(self, **row: Any) -> str:
+        """Start an episode (a row's `index` column picks the start); the first observation."""
+        index = row.get("index")
+        result = self.client.reset(**({} if index is None else {"index": int(index)}))
+        self.total, self.done = 0.0, False
+        observation = result.observation
+        return f"Task: {observation.task or '(none)'}\nObservation:\n{observation.text}"
+
+    def act(self, action: str) -> str:
+        """Take one action in the environment and return what it shows next.
+
+        Args:
+            action: the action, in the environment's action format.
+        """
+        if self.done:
+            return "The episode is over."
+        result = self.client.step(WorldAction(action=action))
+        self.total += float(result.reward or 0.0)
+        self.done = result.done
+        return result.observation.text
+
+    def get_reward(self) -> float:
+        """The rollout's total reward."""
+        return self.total
