@@ -38,7 +38,10 @@ class StepRow(BaseModel):
     fidelity: float | None = Field(
         default=None, description="Headline score of the prediction against reality, if known."
     )
-    predicted: str | None = Field(default=None, description="The prediction (shadow mode).")
+    predicted: str | None = Field(default=None, description="The world model's prediction.")
+    reference: str | None = Field(
+        default=None, description="The real observation it was scored against (recorded or live)."
+    )
     invalid: bool = False
     divergence: float | None = Field(
         default=None, description="Sim-to-real: 1 - headline(simulated vs real observation)."
@@ -220,6 +223,7 @@ class RolloutRunner:
                 reward=result.reward,
                 fidelity=result.info.get("scores", {}).get(headline),
                 predicted=result.info.get("predicted_observation"),
+                reference=result.info.get("reference"),
                 invalid=invalid,
             )
         )

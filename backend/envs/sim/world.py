@@ -289,7 +289,8 @@ class WorldEnv:
         info["success"] = verdict.success
         info["finish_action"] = is_finish(self.domain, request.action)
         info["scores"] = {result.name: result.value for result in scores}
-        if self.options.backing == "shadow" and prediction is not None:
+        info["reference"] = request.reference
+        if prediction is not None:
             info["predicted_observation"] = prediction.observation
         return StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
 
