@@ -56,17 +56,22 @@ def test_replay_agent_in_simulation_on_every_domain(awp_data, tmp_path) -> None:
 
 
 @skip_unless_live("terminal")
-@pytest.mark.parametrize("mode", ["shadow", "sim-to-real"])
-def test_terminal_shadow_and_sim_to_real(awp_data, tmp_path, mode) -> None:
+@pytest.mark.parametrize("mode", ["live", "shadow", "sim-to-real"])
+def test_terminal_live_shadow_and_sim_to_real(awp_data, tmp_path, mode) -> None:
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps(SHELL_RECORDING) + "\n")
-    env = ["--env", "shadow"] if mode == "shadow" else ["--env", "sim", "--sim-to-real"]
+    env = ["--env", mode] if mode != "sim-to-real" else ["--env", "sim", "--sim-to-real"]
     base = ["--engine", "persistence", "--domain", "terminal", "--tasks", str(tasks)]
     rows, summary = rollout(tmp_path / "out", *base, *env)
     (row,) = rows
     assert [step["action"] for step in row["steps"]][-1] == "[]" and row["terminated"]
     figures = summary["domains"]["terminal"]
-    if mode == "shadow":
+    if mode == "live":
+        # The live environment answers; nothing is predicted, the episode is still stored.
+        assert "a.txt" in row["steps"][1]["observation"] and row["steps"][1]["predicted"] is None
+        stored = sessions().load_session(row["session_id"])
+        assert stored.engine == "live" and {s.origin for s in stored.steps} == {"live"}
+    elif mode == "shadow":
         # The agent sees the real screen; the world model (persistence) copies the previous one.
         assert "a.txt" in row["steps"][1]["observation"]
         assert row["steps"][1]["predicted"] is not None and 0 <= figures["fidelity"] < 1

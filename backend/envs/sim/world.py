@@ -129,8 +129,8 @@ class StepResult:
 
 
 @dataclass
-class _Pending:
-    """A step between its check and its prediction."""
+class PendingStep:
+    """A step between its check (and, live, its real run) and its prediction."""
 
     action: str
     request: SimRequest | None = None
@@ -205,7 +205,7 @@ class WorldEnv:
             self.live.close()
             self.live = None
 
-    def begin(self, action: str) -> _Pending:
+    def begin(self, action: str) -> PendingStep:
         """Check the action and, for live backings, run it for real; nothing is predicted yet."""
         spec = self._spec()
         if self.done:
@@ -223,18 +223,20 @@ class WorldEnv:
         try:
             request = canonical(request)
         except BadActionError as exc:
-            return _Pending(action, error=str(exc))
+            return PendingStep(action, error=str(exc))
         if self.options.backing == "sim":
-            return _Pending(request.action, request)
+            return PendingStep(request.action, request)
         live_step = self._live(spec).act(request.action)
         request = observed(request, lambda _: live_step.observation)
-        return _Pending(request.action, request, "", live_step.reward, live_step.done)
+        return PendingStep(request.action, request, "", live_step.reward, live_step.done)
 
-    def needs_prediction(self, pending: _Pending) -> bool:
+    def needs_prediction(self, pending: PendingStep) -> bool:
         """Whether the world model predicts this step (sim and shadow, valid actions)."""
         return pending.request is not None and self.options.backing != "live"
 
-    def view(self, pending: _Pending, prediction: Prediction | None) -> tuple[StepView, list[Any]]:
+    def view(
+        self, pending: PendingStep, prediction: Prediction | None
+    ) -> tuple[StepView, list[MetricResult]]:
         """The finished step as the reward model sees it, and its scores."""
         request = pending.request
         if request is None:
@@ -254,7 +256,7 @@ class WorldEnv:
 
     def complete(
         self,
-        pending: _Pending,
+        pending: PendingStep,
         prediction: Prediction | None,
         view: StepView,
         scores: list[MetricResult],
