@@ -81,3 +81,24 @@ def test_terminal_live_shadow_and_sim_to_real(awp_data, tmp_path, mode) -> None:
         assert "a.txt" in row["steps"][1]["real_observation"]
         assert all(0 <= step["divergence"] <= 1 for step in row["steps"])
         assert figures["divergence"] > 0 and row["real_session_id"] != row["session_id"]
+
+
+@pytest.mark.slow
+def test_model_agent_and_task_judge_on_a_real_engine(awp_data, tmp_path, tiny_model_dir) -> None:
+    """A (tiny, random) model acts through our agent prompt; its junk is penalised, not fatal."""
+    model = str(tiny_model_dir)
+    code, output = run(
+        "rollout", "--agent", f"transformers:{model}", "--engine", "transformers",
+        "--model", model, "--reward", "task_judge", "--domain", "terminal", "--tasks", "blank",
+        "--episodes", "2", "--max-steps", "2", "--max-new-tokens", "8",
+        "--agent-max-new-tokens", "8", "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert code == 0, output
+    lines = (tmp_path / "out" / "rollouts.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 2 and all(row["agent_tokens"] > 0 for row in rows)
+    assert all(len(row["steps"]) == 2 and row["truncated"] for row in rows)
+    for step in (step for row in rows for step in row["steps"]):
+        # A random model rarely writes a valid keystroke batch; an invalid one is penalised.
+        assert step["invalid"] == step["observation"].startswith("Invalid action: ")
+        assert step["reward"] == (-1.0 if step["invalid"] else 0.0)
