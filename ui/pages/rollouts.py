@@ -53,7 +53,7 @@ def render(services: Services) -> RolloutsPage:
             engine = gr.Dropdown(engines, value=services.defaults.engine, label="World model",
                                  elem_id="ro-engine")  # fmt: skip
             episodes = gr.Number(2, label="Episodes", precision=0, minimum=1,
-                                 maximum=MAX_EPISODES)  # fmt: skip
+                                 maximum=MAX_EPISODES, elem_id="ro-episodes")  # fmt: skip
             max_steps = gr.Number(5, label="Step limit", precision=0, minimum=1, maximum=20)
             env = gr.Radio(["sim", "shadow"], value="sim", label="Environment",
                            info="shadow: the agent acts live, the model predicts each step",
