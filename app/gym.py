@@ -16,10 +16,11 @@ import gymnasium
 
 from app.context import AppContext
 from app.settings import Settings
+from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
 from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
 from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
-from backend.envs.sim.world import Backing, EnvOptions, EpisodeSpec, WorldEnv
+from backend.envs.sim.world import WorldEnv
 from backend.simulate import Simulator
 
 ENV_ID = "awp/WorldModel-v0"

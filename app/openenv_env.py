@@ -19,8 +19,9 @@ from openenv.core.client_types import StepResult as ClientStepResult
 from openenv.core.env_server import Action, Environment, Observation, State, create_app
 from pydantic import Field
 
+from backend.envs.sim.episode import EpisodeSpec
 from backend.envs.sim.gym_env import choose
-from backend.envs.sim.world import EpisodeSpec, WorldEnv
+from backend.envs.sim.world import WorldEnv
 
 ENV_NAME = "awp_world_model"
 

@@ -25,8 +25,9 @@ from app.context import AppContext
 from app.settings import Settings
 from backend.data.bundled import load_bundled
 from backend.engines.base import Engine
+from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
-from backend.envs.sim.world import EnvOptions, EpisodeSpec, WorldEnv, step_all
+from backend.envs.sim.world import WorldEnv, step_all
 from backend.simulate import Simulator
 from backend.types import SamplingParams
 

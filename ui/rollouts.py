@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from backend.engines.base import BASELINES
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
+from backend.envs.sim.episode import EnvOptions, backing_named
+from backend.envs.sim.report import EpisodeRow, Summary, summarize
 from backend.envs.sim.rewards import RewardOptions, build_reward
-from backend.envs.sim.rollout import EpisodeRow, RolloutConfig, RolloutRunner, Summary, summarize
+from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
 from backend.envs.sim.tasks import episode_specs
-from backend.envs.sim.world import EnvOptions, backing_named
 from backend.errors import BadInputError
 from ui.services import Services
 from ui.users import User

@@ -37,8 +37,9 @@ def serve(
 
     from app.gym import env_options, world_parts
     from app.openenv_env import build_server
+    from backend.envs.sim.episode import backing_named
     from backend.envs.sim.tasks import episode_specs
-    from backend.envs.sim.world import WorldEnv, backing_named
+    from backend.envs.sim.world import WorldEnv
 
     parts = world_parts(engine, model, reward, judge, max_new_tokens, base_url)
     try:

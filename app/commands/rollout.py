@@ -54,9 +54,10 @@ def rollout(
 
     from app.gym import env_options, world_parts
     from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
-    from backend.envs.sim.rollout import RolloutConfig, RolloutRunner, summarize
+    from backend.envs.sim.episode import backing_named
+    from backend.envs.sim.report import summarize
+    from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
     from backend.envs.sim.tasks import episode_specs
-    from backend.envs.sim.world import backing_named
 
     backing = backing_named(env)
     parts = world_parts(engine, model, reward, judge, max_new_tokens, base_url)

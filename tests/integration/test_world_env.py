@@ -8,8 +8,9 @@ from backend.data.bundled import load_bundled
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import EngineConfig, build_engine
 from backend.engines.baselines import BaselineEngine
+from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
-from backend.envs.sim.world import EnvOptions, EpisodeSpec, WorldEnv, step_all
+from backend.envs.sim.world import WorldEnv, step_all
 from backend.simulate import Simulator
 from storage.sessions import SessionStore
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from backend.envs.sim.agents import AgentView, agent_messages, read_action
+from backend.envs.sim.episode import EpisodeSpec
 from backend.envs.sim.finish import is_finish
 from backend.envs.sim.rewards import parse_verdict
-from backend.envs.sim.world import EpisodeSpec
 from backend.scoring.judge_parse import JudgeParseError
 from backend.types import Turn
 

@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
-from backend.envs.sim.rollout import EpisodeRow
+from backend.envs.sim.report import EpisodeRow
 from ui.errors import guarded
 from ui.renderers import render as render_observation
 from ui.rollouts import MAX_EPISODES, REPLAY, RolloutRequest, Rollouts

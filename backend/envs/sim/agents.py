@@ -16,7 +16,7 @@ from typing import Protocol
 
 from backend.domains.base import get_domain
 from backend.engines.base import Engine
-from backend.envs.sim.world import EpisodeSpec
+from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import BadInputError
 from backend.parsing import strip_thinking
 from backend.types import ChatMessage, ChatRequest, SamplingParams, Turn

@@ -24,7 +24,8 @@ from gymnasium.spaces import Text
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from backend.envs.sim.world import EpisodeSpec, WorldEnv, step_all
+from backend.envs.sim.episode import EpisodeSpec
+from backend.envs.sim.world import WorldEnv, step_all
 
 MAX_TEXT = 1_000_000
 

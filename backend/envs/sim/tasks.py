@@ -15,7 +15,7 @@ from pathlib import Path
 
 from backend.data.bundled import load_bundled
 from backend.envs.live.base import live_kind
-from backend.envs.sim.world import EpisodeSpec
+from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import BadInputError
 from backend.types import Trajectory
 
