@@ -17,6 +17,8 @@ COMMAND_MODULES = (
     "app.commands.data",
     "app.commands.model",
     "app.commands.bench",
+    "app.commands.rollout",
+    "app.commands.env",
     "app.commands.db",
     "app.commands.annotations",
     "app.commands.judge",

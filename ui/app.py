@@ -5,7 +5,17 @@ from __future__ import annotations
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import agreement, annotate, arena, benchmark, export, playground, real_or_not, replay
+from ui.pages import (
+    agreement,
+    annotate,
+    arena,
+    benchmark,
+    export,
+    playground,
+    real_or_not,
+    replay,
+    rollouts,
+)
 from ui.services import Services
 from ui.users import User
 
@@ -22,6 +32,7 @@ PAGES = (
     ("Arena", arena),
     ("Agreement", agreement),
     ("Benchmark", benchmark),
+    ("Rollouts", rollouts),
     ("Export", export),
 )
 """Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order.

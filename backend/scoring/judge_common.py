@@ -20,21 +20,27 @@ RETRY_ECHO_CHARS = 4_000
 """How much of an unparsable answer is shown back to the judge when asking again."""
 
 
-def render_context(
-    history: Sequence[Turn], action: str, previous: str | None, max_history_chars: int
-) -> str:
-    """The interaction so far and the current action, as the judge reads it."""
+def render_turns(turns: Sequence[Turn], max_chars: int) -> list[str]:
+    """One block per turn, oldest first; the oldest are left out when they exceed `max_chars`."""
     blocks: list[str] = []
     used = 0
-    for index in range(len(history), 0, -1):
-        turn = history[index - 1]
+    for index in range(len(turns), 0, -1):
+        turn = turns[index - 1]
         block = f"### Turn {index}\nAction:\n{turn.action}\nObservation:\n{turn.observation or ''}"
-        if used + len(block) > max_history_chars:
+        if used + len(block) > max_chars:
             blocks.append(f"({index} earlier turn(s) omitted for length)")
             break
         blocks.append(block)
         used += len(block)
-    parts = ["## History", *reversed(blocks)] if history else ["## History", "(no earlier turns)"]
+    return list(reversed(blocks))
+
+
+def render_context(
+    history: Sequence[Turn], action: str, previous: str | None, max_history_chars: int
+) -> str:
+    """The interaction so far and the current action, as the judge reads it."""
+    blocks = render_turns(history, max_history_chars)
+    parts = ["## History", *blocks] if history else ["## History", "(no earlier turns)"]
     if previous is not None and not history:
         parts += ["## State before the action", previous]
     parts += [f"## Current action (turn {len(history) + 1})", action]

@@ -40,7 +40,9 @@ class SessionKind(StrEnum):
     """What made a session.
 
     The Playground or Replay page, `awp simulate`, `awp bench`, the Arena page (a battle: one
-    step, two predictions) or the Playground's many futures (a branch of its session).
+    step, two predictions), the Playground's many futures (a branch of its session) or an
+    agent's episode in the world model or a live environment (`awp rollout`, the Gymnasium and
+    OpenEnv environments).
     """
 
     PLAYGROUND = "playground"
@@ -49,6 +51,7 @@ class SessionKind(StrEnum):
     BENCH = "bench"
     ARENA = "arena"
     FUTURES = "futures"
+    ROLLOUT = "rollout"
 
 
 class SessionRow(TimestampMixin, Base):

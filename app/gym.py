@@ -1,0 +1,140 @@
+"""Gymnasium registration of the world-model environment: `awp/WorldModel-v0`.
+
+Gymnasium 1.x no longer loads environments from package entry points, so the id is registered
+when this module is imported, and Gymnasium imports it itself from a module-qualified id:
+`gymnasium.make("app.gym:awp/WorldModel-v0", domain="terminal", engine="transformers")` needs no
+import statement (nor does `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`).
+The factories build the services from the one Settings object (`AWP_*` variables), like `awp`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+
+from app.context import AppContext
+from app.settings import Settings
+from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
+from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
+from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
+from backend.envs.sim.tasks import episode_specs
+from backend.envs.sim.world import WorldEnv
+from backend.simulate import Simulator
+
+ENV_ID = "awp/WorldModel-v0"
+
+
+@dataclass(frozen=True)
+class EnvArgs:
+    """The keywords `gymnasium.make` / `make_vec` pass on.
+
+    Attributes:
+        domain: the domain; for a vector env a comma-separated list the sub-environments take
+            in turn ("terminal,web,android").
+        engine: the world model's engine (default: the settings').
+        model: its model id.
+        tasks: `bundled`, `blank`, `live` or a JSONL file (`backend.envs.sim.tasks`).
+        reward: `reference`, `task_judge` or `live`.
+        judge: the task judge's engine (default: the world model's).
+        backing: sim, live or shadow.
+        max_steps: steps before truncation.
+        record: store episodes as sessions.
+        max_new_tokens: the world model's completion budget (default: the settings').
+    """
+
+    domain: str = "terminal"
+    engine: str | None = None
+    model: str | None = None
+    tasks: str = "bundled"
+    reward: str = "reference"
+    judge: str | None = None
+    backing: Backing = "sim"
+    max_steps: int = 10
+    record: bool = True
+    max_new_tokens: int | None = None
+
+
+def env_options(settings: Settings, backing: Backing, max_steps: int, record: bool) -> EnvOptions:
+    """Episode options from the settings (sampling, history mode, live limits)."""
+    return EnvOptions(
+        backing=backing,
+        max_steps=max_steps,
+        record=record,
+        params=settings.sampling(),
+        history_mode=settings.history_mode,
+        live_config=settings.live_config(),
+    )
+
+
+@dataclass
+class WorldParts:
+    """The services an environment or a rollout is built from."""
+
+    settings: Settings
+    context: AppContext
+    simulator: Simulator
+    reward: RewardModel
+
+
+def world_parts(
+    engine: str | None,
+    model: str | None,
+    reward: str,
+    judge: str | None,
+    max_new_tokens: int | None = None,
+    base_url: str | None = None,
+) -> WorldParts:
+    """Settings (with the world model's budget), the context, the world model and the reward.
+
+    The task judge runs on `judge`, else on the world model's engine.
+    """
+    settings = Settings()
+    if max_new_tokens:
+        settings = settings.model_copy(update={"max_new_tokens": max_new_tokens})
+    context = AppContext(settings)
+    simulator = context.simulator(engine, model, base_url)
+    judge_engine = context.engine(judge) if judge else simulator.engine
+    return WorldParts(
+        settings, context, simulator, build_reward(reward, RewardOptions(judge=judge_engine))
+    )
+
+
+def _build(
+    num_envs: int, args: EnvArgs
+) -> tuple[AppContext, list[WorldEnv], list[list[EpisodeSpec]]]:
+    parts = world_parts(args.engine, args.model, args.reward, args.judge, args.max_new_tokens)
+    options = env_options(parts.settings, args.backing, args.max_steps, args.record)
+    recorder = parts.context.sessions if args.record else None
+    domains = [name.strip() for name in args.domain.split(",") if name.strip()]
+    worlds = [WorldEnv(parts.simulator, parts.reward, options, recorder) for _ in range(num_envs)]
+    specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
+    return parts.context, worlds, specs
+
+
+def make_env(render_mode: str | None = None, **kwargs: Any) -> WorldModelEnv:
+    """One world-model environment; `kwargs` are the fields of `EnvArgs`."""
+    context, worlds, specs = _build(1, EnvArgs(**kwargs))
+    return WorldModelEnv(worlds[0], specs[0], render_mode, on_close=context.close)
+
+
+def make_vector_env(
+    num_envs: int, render_mode: str | None = None, **kwargs: Any
+) -> WorldModelVectorEnv:
+    """`num_envs` environments stepped with one engine call; `kwargs` are `EnvArgs` fields."""
+    context, worlds, specs = _build(num_envs, EnvArgs(**kwargs))
+    return WorldModelVectorEnv(worlds, specs, on_close=context.close)
+
+
+def register() -> None:
+    """Register `awp/WorldModel-v0` with Gymnasium (once per process)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            ENV_ID,
+            entry_point="app.gym:make_env",
+            vector_entry_point="app.gym:make_vector_env",
+        )
+
+
+register()

@@ -1,0 +1,226 @@
+"""Agent rollouts: many episodes of an agent in the world model, a live environment, or both.
+
+Episodes run in batches: each step asks the agent for every running episode's action in one
+call and steps every environment with one world-model call (`step_all`). With `shadow` the
+agent acts live while the world model predicts each step, and the step's headline score is the
+world model's fidelity on the states the agent actually visits. With `sim_to_real` every
+simulated episode's actions are replayed in the live environment afterwards: per-step divergence
+(1 - headline score of the simulated observation against the real one) and whether the episode's
+outcome agrees (success in simulation against success in reality, where the reward tells).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from backend.envs.sim.agents import Agent, AgentView
+from backend.envs.sim.episode import EnvOptions, EpisodeSpec, StepResult
+from backend.envs.sim.report import EpisodeRow, StepRow
+from backend.envs.sim.rewards import RewardModel
+from backend.envs.sim.world import WorldEnv, step_all
+from backend.errors import BadInputError
+from backend.recording import Recorder
+from backend.scoring import headline_metric, score_observation
+from backend.simulate import Simulator
+from backend.types import Turn
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """How a rollout runs.
+
+    Attributes:
+        episodes: episodes in all; episode i starts at start i modulo the number of starts.
+        batch: episodes stepped together (one agent call and one world-model call a step).
+        sim_to_real: replay each simulated episode's actions live afterwards (sim only).
+    """
+
+    episodes: int
+    batch: int = 8
+    sim_to_real: bool = False
+
+
+def _start_name(spec: EpisodeSpec) -> str:
+    if spec.trajectory is not None:
+        return spec.trajectory.id
+    return spec.live_task or "blank"
+
+
+@dataclass
+class _Running:
+    number: int
+    spec: EpisodeSpec
+    env: WorldEnv
+    observation: str
+    turns: list[Turn]
+    rows: list[StepRow]
+    agent_tokens: int = 0
+    world_model_tokens: int = 0
+    last: StepResult | None = None
+
+
+@dataclass(frozen=True)
+class RolloutRunner:
+    """Runs an agent's episodes over one world model and reward model.
+
+    Attributes:
+        simulator: the world model.
+        reward: the reward model of every episode.
+        options: backing, limits, recording of each episode's environment.
+        recorder: where episodes are stored (None: not stored).
+    """
+
+    simulator: Simulator
+    reward: RewardModel
+    options: EnvOptions
+    recorder: Recorder | None = None
+
+    def run(
+        self,
+        agent: Agent,
+        specs: Sequence[EpisodeSpec],
+        config: RolloutConfig,
+        progress: Callable[[EpisodeRow], None] = lambda row: None,
+    ) -> list[EpisodeRow]:
+        """Run `config.episodes` episodes from `specs`; `progress` hears of each one finished.
+
+        Raises:
+            BadInputError: sim-to-real asked outside sim mode, or no episode starts.
+            LiveEnvironmentError: a live environment failed.
+        """
+        if config.sim_to_real and self.options.backing != "sim":
+            raise BadInputError("Sim-to-real replays simulated episodes: use it with --env sim.")
+        if not specs:
+            raise BadInputError("No episode starts to run.")
+        starts = [specs[i % len(specs)] for i in range(config.episodes)]
+        if config.sim_to_real:
+            starts = [self._with_live_start(spec) for spec in starts]
+        rows: list[EpisodeRow] = []
+        for first in range(0, len(starts), config.batch):
+            batch = list(enumerate(starts[first : first + config.batch], start=first))
+            for row in self._run_batch(agent, batch):
+                if config.sim_to_real:
+                    row = self._replay_live(row, starts[row.episode])
+                rows.append(row)
+                progress(row)
+        return rows
+
+    def _run_batch(self, agent: Agent, batch: list[tuple[int, EpisodeSpec]]) -> list[EpisodeRow]:
+        running = []
+        for number, spec in batch:
+            env = WorldEnv(
+                self.simulator, self.reward, self._options_for(agent, spec), self.recorder
+            )
+            observation, _ = env.reset(spec)
+            running.append(_Running(number, spec, env, observation, [], []))
+        active = list(running)
+        try:
+            while active:
+                views = [AgentView(r.spec, r.turns, r.observation) for r in active]
+                actions = agent.act(views)
+                results = step_all([r.env for r in active], [a.action for a in actions])
+                for run, action, result in zip(active, actions, results, strict=True):
+                    self._advance(run, action.action, action.tokens, result)
+                active = [r for r in active if not r.env.done]
+        finally:
+            for run in running:
+                run.env.close()
+        return [self._row(agent, run) for run in running]
+
+    def _options_for(self, agent: Agent, spec: EpisodeSpec) -> EnvOptions:
+        """A replay agent's episode ends with its recording."""
+        if agent.name != "replay" or spec.trajectory is None:
+            return self.options
+        steps = min(self.options.max_steps, len(spec.trajectory.turns))
+        return replace(self.options, max_steps=steps)
+
+    def _advance(self, run: _Running, action: str, tokens: int, result: StepResult) -> None:
+        headline = headline_metric(run.spec.domain)
+        invalid = "validation_error" in result.info
+        run.rows.append(
+            StepRow(
+                action=result.info.get("action", action),
+                observation=result.observation,
+                reward=result.reward,
+                fidelity=result.info.get("scores", {}).get(headline),
+                predicted=result.info.get("predicted_observation"),
+                reference=result.info.get("reference"),
+                invalid=invalid,
+            )
+        )
+        run.turns.append(Turn(action=action, observation=result.observation))
+        run.observation, run.last = result.observation, result
+        run.agent_tokens += tokens
+        run.world_model_tokens += result.info.get("prompt_tokens", 0)
+        run.world_model_tokens += result.info.get("completion_tokens", 0)
+
+    def _row(self, agent: Agent, run: _Running) -> EpisodeRow:
+        last = run.last
+        return EpisodeRow(
+            episode=run.number,
+            domain=run.spec.domain,
+            start=_start_name(run.spec),
+            task=run.env.context.task or "",
+            env=self.options.backing,
+            agent=agent.name,
+            reward_model=f"{self.reward.name}@{self.reward.version}",
+            steps=run.rows,
+            total_reward=sum(step.reward for step in run.rows),
+            success=last.info.get("success") if last is not None else None,
+            terminated=last.terminated if last is not None else False,
+            truncated=last.truncated if last is not None else False,
+            world_model_tokens=run.world_model_tokens,
+            agent_tokens=run.agent_tokens,
+            session_id=run.env.session_id,
+        )
+
+    def _live_env(self) -> WorldEnv:
+        options = replace(self.options, backing="live", max_steps=10**6)
+        return WorldEnv(self.simulator, self.reward, options, self.recorder)
+
+    def _with_live_start(self, spec: EpisodeSpec) -> EpisodeSpec:
+        """The spec with the live environment's start state, so sim and reality start alike."""
+        if spec.initial_state is not None:
+            return spec
+        live = self._live_env()
+        try:
+            observation, _ = live.reset(spec)
+        finally:
+            live.close()
+        return replace(spec, initial_state=observation, context=live.context)
+
+    def _replay_live(self, row: EpisodeRow, start: EpisodeSpec) -> EpisodeRow:
+        """Replay the simulated episode's valid actions live; divergence and outcome agreement."""
+        spec = EpisodeSpec(domain=row.domain, task=row.task, live_task=start.live_task)
+        live = self._live_env()
+        steps: list[StepRow] = []
+        result: StepResult | None = None
+        try:
+            previous, _ = live.reset(spec)
+            for step in row.steps:
+                if step.invalid:
+                    steps.append(step)
+                    continue
+                result = live.step(step.action)
+                real = result.observation
+                scores = score_observation(row.domain, step.observation, real, previous)
+                agreement = next(s.value for s in scores if s.name == headline_metric(row.domain))
+                steps.append(
+                    step.model_copy(update={"divergence": 1 - agreement, "real_observation": real})
+                )
+                previous = real
+        finally:
+            live.close()
+        real_success = result.info.get("success") if result is not None else None
+        agrees = None
+        if row.success is not None and real_success is not None:
+            agrees = row.success == real_success
+        return row.model_copy(
+            update={
+                "steps": steps,
+                "real_success": real_success,
+                "outcome_agrees": agrees,
+                "real_session_id": live.session_id,
+            }
+        )

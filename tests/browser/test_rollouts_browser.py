@@ -1,0 +1,47 @@
+"""The Rollouts page: run replay episodes in the world model and open one step by step."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.pages import choose, open_app, open_tab, wait_for_text
+from tests.support.app_server import RunningApp
+from tests.support.live import skip_unless_live
+
+pytestmark = pytest.mark.browser
+
+
+def test_run_a_rollout_and_open_a_step(page, app: RunningApp, shot) -> None:
+    open_app(page, app.url)
+    open_tab(page, "Rollouts")
+    choose(page, "ro-domain", "terminal")
+    choose(page, "ro-engine", "oracle")
+    page.locator("#ro-run").click()
+    wait_for_text(page, "#ro-status", "Finished 2 sim episode(s)", 60_000)
+    summary = page.locator("#ro-summary").inner_text()
+    assert "terminal\n2\n5\n5\n0\n1" in summary  # 2 episodes, 5 steps, fidelity 1
+    page.locator("#ro-step input").fill("2")
+    page.locator("#ro-step input").press("Enter")
+    wait_for_text(page, "#ro-action", "keystrokes")
+    # The oracle predicts the recorded screen: predicted and real panels show the same text.
+    predicted = page.locator("#ro-predicted").inner_text()
+    assert predicted.strip() and predicted == page.locator("#ro-real").inner_text()
+    assert "2" in page.locator("#ro-steps").inner_text()
+    shot(page, "rollouts")
+
+
+@skip_unless_live("terminal")
+def test_shadow_rollout_shows_the_prediction_beside_the_live_screen(page, app, shot) -> None:
+    open_app(page, app.url)
+    open_tab(page, "Rollouts")
+    choose(page, "ro-engine", "persistence")
+    page.locator("#ro-env label", has_text="shadow").click()
+    page.locator("#ro-episodes input").fill("1")
+    page.locator("#ro-run").click()
+    wait_for_text(page, "#ro-status", "Finished 1 shadow episode(s)", 120_000)
+    page.locator("#ro-step input").fill("1")
+    page.locator("#ro-step input").press("Enter")
+    # The first recorded command runs in the live shell; persistence predicts the old screen.
+    wait_for_text(page, "#ro-real", "nonexistent_file_xyz", 30_000)
+    assert "nonexistent_file_xyz" not in page.locator("#ro-predicted").inner_text()
+    shot(page, "rollouts-shadow")

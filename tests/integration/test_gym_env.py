@@ -1,0 +1,69 @@
+"""Gymnasium faces: `check_env`, `make` by id, the batched vector env and its autoreset."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from backend.engines.base import Engine
+
+ENV_ID = "app.gym:awp/WorldModel-v0"
+
+
+@pytest.fixture(autouse=True)
+def data_dir_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWP_DATA_DIR", str(tmp_path / "data"))
+
+
+def count_calls(engine: Engine) -> list[int]:
+    calls: list[int] = []
+    generate = engine.generate
+
+    def counting(requests):
+        calls.append(len(requests))
+        return generate(requests)
+
+    engine.generate = counting  # type: ignore[method-assign]
+    return calls
+
+
+def test_make_by_id_passes_check_env() -> None:
+    env = gymnasium.make(ENV_ID, domain="terminal", engine="persistence", max_steps=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped, skip_render_check=True)
+    observation, info = env.reset(seed=3)
+    assert isinstance(observation, str) and info["domain"] == "terminal"
+    observation, reward, _, _, info = env.step("not a keystroke list")
+    assert observation.startswith("Invalid action") and reward < 0 and info["validation_error"]
+    env.close()
+
+
+def test_vector_env_sends_one_engine_call_per_step_across_domains() -> None:
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        domain="terminal,web,android",
+        engine="persistence",
+        max_steps=2,
+    )
+    vector = envs.unwrapped
+    calls = count_calls(vector.worlds[0].simulator.engine)
+    observations, infos = vector.reset(seed=0, options={"index": 0})
+    assert [w.domain for w in vector.worlds] == ["terminal", "web", "android"]
+    actions = [spec[0].trajectory.turns[0].action for spec in vector.specs]
+    for _ in range(2):
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        assert not terminated.any()
+    assert calls == [3, 3]
+    assert truncated.all() and len(observations) == 3 and infos["session_id"].all()
+    # Next-step autoreset: ended sub-environments reset and ignore the action; no engine call.
+    observations, rewards, _, truncated, infos = vector.step(actions)
+    assert calls == [3, 3] and not truncated.any() and (rewards == 0).all()
+    assert observations[1] == vector.specs[1][infos["index"][1]].initial_state
+    vector.close()

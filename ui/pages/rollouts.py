@@ -1,0 +1,160 @@
+"""Rollouts page: run a few agent episodes in the world model, then open one step by step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.domains.base import all_domains, get_domain
+from backend.envs.sim.report import EpisodeRow
+from ui.errors import guarded
+from ui.renderers import render as render_observation
+from ui.rollouts import MAX_EPISODES, REPLAY, RolloutRequest, Rollouts
+from ui.services import Services
+
+SUMMARY_HEADERS = ["domain", "episodes", "mean reward", "mean steps", "invalid %", "fidelity"]
+STEP_HEADERS = ["step", "action", "reward", "fidelity", "invalid"]
+
+
+@dataclass(frozen=True)
+class RolloutsPage:
+    """The page's components."""
+
+    domain: gr.Dropdown
+    agent: gr.Dropdown
+    engine: gr.Dropdown
+    episodes: gr.Number
+    max_steps: gr.Number
+    env: gr.Radio
+    run: gr.Button
+    status: gr.Markdown
+    summary: gr.Dataframe
+    episode: gr.Dropdown
+    steps: gr.Dataframe
+    step: gr.Number
+    action: gr.Code
+    predicted: gr.HTML
+    real: gr.HTML
+    rows: gr.State
+
+
+def render(services: Services) -> RolloutsPage:
+    """Build the page (inside the caller's Tab)."""
+    domains = [domain.name for domain in all_domains()]
+    engines = list(services.engines)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=280):
+            domain = gr.Dropdown(domains, value="terminal", label="Domain", elem_id="ro-domain")
+            agent = gr.Dropdown([REPLAY, *engines], value=REPLAY, label="Agent",
+                                info="replay: the recordings' actions",
+                                elem_id="ro-agent")  # fmt: skip
+            engine = gr.Dropdown(engines, value=services.defaults.engine, label="World model",
+                                 elem_id="ro-engine")  # fmt: skip
+            episodes = gr.Number(2, label="Episodes", precision=0, minimum=1,
+                                 maximum=MAX_EPISODES, elem_id="ro-episodes")  # fmt: skip
+            max_steps = gr.Number(5, label="Step limit", precision=0, minimum=1, maximum=20)
+            env = gr.Radio(["sim", "shadow"], value="sim", label="Environment",
+                           info="shadow: the agent acts live, the model predicts each step",
+                           elem_id="ro-env")  # fmt: skip
+            run = gr.Button("Run rollout", variant="primary", elem_id="ro-run")
+        with gr.Column(scale=2):
+            status = gr.Markdown("Episodes appear here.", elem_id="ro-status")
+            summary = gr.Dataframe(None, headers=SUMMARY_HEADERS, interactive=False,
+                                   label="Summary", elem_id="ro-summary")  # fmt: skip
+    with gr.Row():
+        episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
+        step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
+    steps = gr.Dataframe(None, headers=STEP_HEADERS, interactive=False, label="Steps",
+                         wrap=True, elem_id="ro-steps")  # fmt: skip
+    action = gr.Code(label="Action", elem_id="ro-action")
+    with gr.Row(equal_height=False):
+        with gr.Column():
+            gr.Markdown("**Predicted** (the world model)")
+            predicted = gr.HTML(elem_id="ro-predicted")
+        with gr.Column():
+            gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
+            real = gr.HTML(elem_id="ro-real")
+    return RolloutsPage(domain, agent, engine, episodes, max_steps, env, run, status, summary,
+                        episode, steps, step, action, predicted, real, gr.State([]))  # fmt: skip
+
+
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['episode']}: {row['domain']} {row['start']} ({len(row['steps'])} steps)"
+
+
+def step_view(rows: list[dict[str, Any]], label: str, number: float | None) -> list[Any]:
+    """The chosen episode's steps, and its chosen step's action, prediction and real state."""
+    row = next((r for r in rows if _label(r) == label), None)
+    if row is None or not row["steps"]:
+        return [gr.Dataframe(None), "", "", ""]
+    table = [
+        [i, s["action"][:120], round(s["reward"], 3), s["fidelity"], s["invalid"]]
+        for i, s in enumerate(row["steps"], start=1)
+    ]
+    index = min(max(int(number or 1), 1), len(row["steps"])) - 1
+    chosen = row["steps"][index]
+    renderer = get_domain(row["domain"]).renderer
+    previous = row["steps"][index - 1]["observation"] if index else None
+    predicted = chosen["predicted"] if chosen["predicted"] is not None else chosen["observation"]
+    real = chosen["reference"]
+    real_html = (
+        render_observation(renderer, real, previous)
+        if real is not None
+        else "<p>No real state.</p>"
+    )
+    return [
+        gr.Dataframe(table, headers=STEP_HEADERS),
+        chosen["action"],
+        render_observation(renderer, predicted, previous),
+        real_html,
+    ]
+
+
+def wire(page: RolloutsPage, services: Services) -> None:
+    """Bind the page's events to the rollout service."""
+    rollouts = Rollouts(services)
+
+    def run(
+        domain: str,
+        agent: str,
+        engine: str,
+        episodes: float | None,
+        max_steps: float | None,
+        env: str,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's marker
+    ) -> list[Any]:
+        user = services.identify(request)
+        ask = RolloutRequest(domain, agent, engine, int(episodes or 1), int(max_steps or 5), env)
+        done: list[EpisodeRow] = []
+
+        def advance(row: EpisodeRow) -> None:
+            done.append(row)
+            progress(len(done) / ask.episodes, desc=f"episode {len(done)} of {ask.episodes}")
+
+        rows, summary = rollouts.run(user, ask, advance)
+        table = [
+            [name, f.episodes, round(f.mean_reward, 3), round(f.mean_steps, 2),
+             round(100 * f.invalid_rate, 1), None if f.fidelity is None else round(f.fidelity, 3)]
+            for name, f in summary.domains.items()
+        ]  # fmt: skip
+        dumped = [row.model_dump() for row in rows]
+        labels = [_label(row) for row in dumped]
+        note = f"Finished {len(rows)} {env} episode(s); each is stored as a rollout session."
+        return [note, gr.Dataframe(table, headers=SUMMARY_HEADERS), dumped,
+                gr.Dropdown(labels, value=labels[0] if labels else None),
+                *step_view(dumped, labels[0] if labels else "", 1)]  # fmt: skip
+
+    inputs = [page.domain, page.agent, page.engine, page.episodes, page.max_steps, page.env]
+    views = [page.steps, page.action, page.predicted, page.real]
+    page.run.click(guarded(run), inputs,
+                   [page.status, page.summary, page.rows, page.episode, *views],
+                   api_name="rollout_run", concurrency_limit=services.simulate_concurrency,
+                   concurrency_id="simulate")  # fmt: skip
+    shown = [page.rows, page.episode, page.step]
+    page.episode.change(guarded(step_view), shown, views, api_name="rollout_episode",
+                        concurrency_limit=None)  # fmt: skip
+    page.step.change(guarded(step_view), shown, views, api_name="rollout_step",
+                     concurrency_limit=None)  # fmt: skip
