@@ -5,7 +5,17 @@ from __future__ import annotations
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import agreement, annotate, arena, benchmark, export, playground, real_or_not, replay
+from ui.pages import (
+    agreement,
+    annotate,
+    arena,
+    benchmark,
+    export,
+    playground,
+    real_or_not,
+    replay,
+    train,
+)
 from ui.services import Services
 from ui.users import User
 
@@ -23,6 +33,7 @@ PAGES = (
     ("Agreement", agreement),
     ("Benchmark", benchmark),
     ("Export", export),
+    ("Train", train),
 )
 """Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order.
 
