@@ -82,9 +82,9 @@ def run_rows(runs: list[TrainRunRecord]) -> list[list[str]]:
 
 def run_report(run: TrainRunRecord) -> str:
     """Status, progress and (once finished) the before/after table of one run, as Markdown."""
-    lines = [f"**Run #{run.id}** ({run.method} on {run.data_source}): {run.status}"]
+    lines = [f"**Run #{run.id}** ({run.method} on {run.data_source}): {run.status}.", ""]
     if run.max_steps:
-        lines.append(f"Step {run.step} of {run.max_steps}.")
+        lines += [f"Step {run.step} of {run.max_steps}.", ""]
     if run.message:
         lines.append(f"Stopped: {run.message}")
     if run.eval_table:

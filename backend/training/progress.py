@@ -55,6 +55,8 @@ class Progress(TrainerCallback):
     def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """Start the clock and the bar (at the checkpoint's step when resumed)."""
         self._start = time.monotonic()
+        if state.global_step == 0:
+            self._base_tokens = 0.0  # fresh: count from zero; resumed: from its first log
         self._bar = tqdm(
             total=state.max_steps, initial=state.global_step, desc="train", disable=not self.show
         )
