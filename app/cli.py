@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "app.commands.judge",
     "app.commands.arena",
     "app.commands.export",
+    "app.commands.train",
     "app.commands.serve",
 )
 

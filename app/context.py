@@ -13,6 +13,7 @@ from storage.bench_runs import BenchRunStore
 from storage.db import Database
 from storage.migrate import open_database
 from storage.sessions import SessionStore
+from storage.train_runs import TrainRunStore
 from storage.trajectories import TrajectoryStore
 
 
@@ -51,6 +52,11 @@ class AppContext:
     def bench_runs(self) -> BenchRunStore:
         """Benchmark runs, listed by the Benchmark page."""
         return BenchRunStore(self.database.session_factory)
+
+    @cached_property
+    def train_runs(self) -> TrainRunStore:
+        """Training runs, listed by the Train page."""
+        return TrainRunStore(self.database.session_factory)
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:

@@ -7,6 +7,7 @@ empty, migrates) the database, loads the bundled recordings into it once, and bu
 from __future__ import annotations
 
 import logging
+import threading
 from functools import partial
 
 import gradio as gr
@@ -22,6 +23,7 @@ from backend.engines.base import ENGINES
 from backend.envs.live.pool import LivePool
 from backend.export.records import ExportContext
 from backend.scoring.judge import JUDGE_PARAMS, Judge
+from backend.training.config import TrainConfig
 from storage.agreement import agreement
 from storage.annotations import (
     AnnotationQueue,
@@ -35,6 +37,7 @@ from storage.export_source import iter_export_records
 from storage.judging import judge_item
 from storage.migrate import open_database
 from storage.sessions import SessionStore
+from storage.train_runs import TrainRunStore
 from storage.trajectories import TrajectoryStore
 from ui.app import build_blocks
 from ui.services import IN_PROCESS_ENGINES, EngineChoice, Progress, Services
@@ -104,7 +107,25 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,
         live=live_pool(settings),
+        train_runs=TrainRunStore(factory),
+        start_training=partial(start_training, context),
     )
+
+
+def start_training(context: AppContext, config: TrainConfig, owner: str | None) -> None:
+    """Train in a background thread; the run's row in SQL tells the Train page how it goes.
+
+    A failure is recorded on the row (`failed` and why) by `run_training`, and logged here.
+    """
+    from app.training import run_training
+
+    def work() -> None:
+        try:
+            run_training(context, config, show_progress=False, owner=owner)
+        except Exception:
+            logger.exception("training run in %s failed", config.out)
+
+    threading.Thread(target=work, name=f"train-{config.out.name}", daemon=True).start()
 
 
 def build_judge(settings: Settings, context: AppContext) -> Judge:

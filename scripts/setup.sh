@@ -52,10 +52,11 @@ PIP=(.venv/bin/python -m pip install -q --disable-pip-version-check)
 step "install torch (CPU)"
 "${PIP[@]}" "torch==2.13.0"
 step "install the project ($mode)"
+# The train extra (TRL, peft) gives `awp train`; the test extra holds it too.
 if [ "$mode" = test ]; then
-    "${PIP[@]}" -e ".[test]"
+    "${PIP[@]}" -e ".[test,train]"
 else
-    "${PIP[@]}" -e .
+    "${PIP[@]}" -e ".[train]"
 fi
 # BrowserGym and the MiniWoB++ pages for the live web environment, without their dependencies:
 # browsergym-core pins playwright==1.44 and lxml<6 (the app runs newer ones, see pyproject.toml),

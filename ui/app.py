@@ -15,6 +15,7 @@ from ui.pages import (
     real_or_not,
     replay,
     rollouts,
+    train,
 )
 from ui.services import Services
 from ui.users import User
@@ -34,6 +35,7 @@ PAGES = (
     ("Benchmark", benchmark),
     ("Rollouts", rollouts),
     ("Export", export),
+    ("Train", train),
 )
 """Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order.
 

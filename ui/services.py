@@ -6,8 +6,9 @@ themselves, so tests can hand in the same objects over a temporary database.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
+from backend.training.config import TrainConfig
 from backend.types import HistoryMode, SamplingParams
 from storage.annotations import (
     AnnotationQueue,
@@ -32,6 +34,7 @@ from storage.arena import ArenaStore
 from storage.bench_runs import BenchRunStore
 from storage.export_source import ExportQuery
 from storage.sessions import SessionStore
+from storage.train_runs import TrainRunStore
 from storage.trajectories import TrajectoryStore
 from ui.users import AccessDeniedError, Identify, User
 
@@ -43,6 +46,29 @@ SimulatorFactory = Callable[[str, str | None, str | None], Simulator]
 
 EngineFactory = Callable[[str, str | None, str | None], Engine]
 """The same arguments -> the (cached) engine itself, e.g. to act as a judge."""
+
+
+class ModelSlot:
+    """The model folder the Playground's transformers engine uses unless a person picks one.
+
+    Set from the Train page ("make this the Playground's model"); it lasts until the server
+    stops (set `AWP_MODEL` to keep it).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._path: str | None = None
+
+    @property
+    def path(self) -> str | None:
+        """The chosen folder, or None for the configured model."""
+        with self._lock:
+            return self._path
+
+    def set(self, path: str) -> None:
+        """Make `path` the Playground's model."""
+        with self._lock:
+            self._path = path
 
 
 @dataclass(frozen=True)
@@ -148,6 +174,9 @@ class Services:
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
         live: the live environments lent to browser sessions (None when switched off).
+        train_runs: training runs, listed on the Train page (None: no training here).
+        start_training: starts a training run in the background (config, owner).
+        tuned_model: the model folder the Playground's transformers engine uses by default.
     """
 
     simulator: SimulatorFactory
@@ -174,6 +203,9 @@ class Services:
     simulate_concurrency: int = 1
     hf_login: bool = False
     live: LivePool | None = None
+    train_runs: TrainRunStore | None = None
+    start_training: Callable[[TrainConfig, str | None], None] | None = None
+    tuned_model: ModelSlot = field(default_factory=ModelSlot)
 
     def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
         """The engine panel's choice, checked against what `user` may change.
@@ -188,6 +220,10 @@ class Services:
             BadInputError: a sampling value is out of range.
         """
         choice = EngineChoice.from_controls(**controls)
+        tuned = self.tuned_model.path
+        if tuned and choice.engine == "transformers" and choice.model in ("", self.defaults.model):
+            # An admin made a trained model the Playground's: it stands in for the default.
+            return replace(choice, model=tuned)
         if user.is_admin:
             return choice
         if choice.base_url and choice.base_url != self.defaults.base_url:

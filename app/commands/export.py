@@ -32,7 +32,7 @@ def parse_since(value: str | None) -> datetime | None:
 
 def export(
     export_format: Annotated[
-        str, typer.Option("--format", help="sft, dpo, kto, reward or agentworldbench.")
+        str, typer.Option("--format", help="sft, dpo, kto, cpt, reward or agentworldbench.")
     ],
     out: Annotated[
         Path, typer.Option(help="Output: .jsonl, .parquet, or a folder (datasets save_to_disk).")

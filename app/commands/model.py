@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Annotated
 
 import typer
 
@@ -11,8 +12,20 @@ from app.settings import Settings
 model_cli = typer.Typer(help="Manage the embedded default model.", no_args_is_help=True)
 
 
+TUNED_RUN = "smollm2-135m-instruct-tuned"
+TUNED_MINUTES = 15.0
+"""The recipe measured in the README: a LoRA SFT on the recordings, time-boxed on 2 cores."""
+
+
 @model_cli.command("prepare")
-def prepare() -> None:
+def prepare(
+    tuned: Annotated[
+        bool,
+        typer.Option(
+            help=f"Also fine-tune it on the recordings (LoRA SFT, {TUNED_MINUTES:.0f} minutes)."
+        ),
+    ] = False,
+) -> None:
     """Convert the embedded SmolLM2 GGUF into a safetensors folder in the data directory."""
     from backend.engines.embedded import prepare_embedded_model
 
@@ -20,6 +33,35 @@ def prepare() -> None:
     started = time.perf_counter()
     path = prepare_embedded_model(settings.data_dir)
     typer.echo(f"Embedded model ready at {path} ({time.perf_counter() - started:.1f}s).")
+    if tuned:
+        folder = prepare_tuned(settings)
+        typer.echo(f"Tuned model ready at {folder}; use it with AWP_ENGINE=transformers "
+                   f"AWP_MODEL={folder}")  # fmt: skip
+
+
+def prepare_tuned(settings: Settings) -> str:
+    """Train the tuned embedded model once (on every recording: no held-out split)."""
+    from app.context import AppContext
+    from app.training import run_training
+    from backend.training.config import TrainConfig
+    from backend.training.results import MODEL_DIR, RESULTS_FILE
+
+    out = settings.data_dir / "models" / TUNED_RUN
+    if (out / RESULTS_FILE).exists():
+        return str(out / MODEL_DIR)
+    config = TrainConfig(
+        method="sft",
+        data="recorded",
+        out=out,
+        max_minutes=TUNED_MINUTES,
+        eval_split=0.0,
+        resume=out.exists(),
+    )
+    context = AppContext(settings)
+    try:
+        return run_training(context, config).model_dir
+    finally:
+        context.close()
 
 
 def register(cli: typer.Typer) -> None:

@@ -67,7 +67,32 @@ def run_bench(
             f"{out_dir} already holds a benchmark run; pass --resume to continue it "
             "or choose another --out."
         )
-    items = load_items(dataset)
+    return run_items(load_items(dataset), dataset, out_dir, config, simulator_for, judge, sessions)
+
+
+def run_items(
+    items: list[BenchItem],
+    dataset: str,
+    out_dir: Path,
+    config: RunConfig,
+    simulator_for: Callable[[str], Simulator],
+    judge: Judge | None = None,
+    sessions: BenchSessions | None = None,
+) -> BenchResults:
+    """Run over items already loaded (a held-out split, say) and write the results files.
+
+    Items `out_dir` already holds as done are skipped, so calling it again resumes.
+
+    Args:
+        items: the items, in order.
+        dataset: the name the results carry for these items.
+        out_dir: the output directory (created when missing).
+        config: engines, concurrency, limit, history mode, sampling.
+        simulator_for: builds the simulator of an engine name.
+        judge: grades every prediction when given.
+        sessions: stores every prediction in SQL as a bench session step, when given.
+    """
+    store = ItemStore(out_dir / ITEMS_FILE)
     out_dir.mkdir(parents=True, exist_ok=True)
     run_benchmark(items, config, store, simulator_for, judge, sessions)
     selected = items[: config.limit] if config.limit else items

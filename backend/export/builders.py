@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from backend.export.prompt import answer, prompt_messages
+from backend.export.prompt import answer, prompt_messages, transition_text
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord
 from backend.export.reward_rows import build_reward
 from backend.export.rows import (
     AgentWorldBenchExportRow,
+    CPTRow,
     DPORow,
     KTORow,
     RewardRow,
@@ -115,6 +116,15 @@ def build_kto(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
         )
 
 
+def build_cpt(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
+    """One text: the transition with its best known truth (no annotation needed)."""
+    truth = record.reference
+    if truth is None or not truth.strip():
+        return
+    prompt = prompt_messages(record, ctx.prompt_of(record))
+    yield CPTRow(text=transition_text(prompt, answer(record.domain, truth)), **record.links())
+
+
 def build_agentworldbench(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:
     """A benchmark item for the step: teacher-forced history, the annotated truth as answer."""
     from backend.data.agentworldbench import trajectory_to_rows
@@ -152,6 +162,7 @@ for _format in (
     ExportFormat(
         "kto", KTORow, build_kto, True, "prompt/completion/label: prediction accepted or rejected."
     ),
+    ExportFormat("cpt", CPTRow, build_cpt, False, "text: plain transition corpus (pre-training)."),
     ExportFormat("reward", RewardRow, build_reward, False, "prompt, reference, reward components."),
     ExportFormat(
         "agentworldbench",

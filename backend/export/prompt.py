@@ -46,3 +46,12 @@ def answer(domain: str, observation: str) -> list[Message]:
     else:
         text = format_assistant_turn(observation)
     return [Message(role="assistant", content=text)]
+
+
+def transition_text(prompt: list[Message], completion: list[Message]) -> str:
+    """One transition as plain text: every message's content, in order, a blank line apart.
+
+    The continual pre-training corpus (the seed recipe's first stage) is made of these: no chat
+    template, so the model learns the environment's language before it learns the dialogue.
+    """
+    return "\n\n".join(message.content for message in [*prompt, *completion])

@@ -88,6 +88,15 @@ class RewardPart(BaseModel):
     weight: float
 
 
+class CPTRow(LinkedRow):
+    """Continual pre-training: one transition as plain text (the model learns the whole of it)."""
+
+    schema_version: Literal[1] = 1
+    text: str = Field(
+        description="System prompt, history, action and the true observation, as plain text."
+    )
+
+
 class RewardRow(LinkedRow):
     """Reference data for online RL (GRPO) and reward models."""
 

@@ -51,7 +51,7 @@ def export(
     """Write an export and optionally push it to the Hub.
 
     Args:
-        format_name: sft, dpo, kto, reward or agentworldbench.
+        format_name: sft, dpo, kto, cpt, reward or agentworldbench.
         records: the records to export (a stream; read once).
         out: `.jsonl`, `.parquet`, or a folder path without a suffix (datasets folder).
         ctx: what building rows needs (default system prompts).

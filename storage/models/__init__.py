@@ -20,6 +20,7 @@ from storage.models.sessions import (
     SessionRow,
     StepRow,
 )
+from storage.models.train_runs import TrainRunRow, TrainRunStatus
 from storage.models.trajectories import TrajectoryRow, TurnRow
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "SessionRow",
     "SkipRow",
     "StepRow",
+    "TrainRunRow",
+    "TrainRunStatus",
     "TrajectoryRow",
     "TurnRow",
     "utcnow",

@@ -27,6 +27,7 @@ def test_annotators_do_not_see_the_export_tab(browser, annotator_app: RunningApp
         page.get_by_text("role: annotator").wait_for()
         assert page.get_by_role("tab", name="Annotate").is_visible()
         assert page.get_by_role("tab", name="Export").count() == 0
+        assert page.get_by_role("tab", name="Train").count() == 0
         shot(page, "roles-annotator")
     finally:
         context.close()

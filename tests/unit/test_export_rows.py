@@ -32,6 +32,7 @@ CONTENT = {
     "sft": ["prompt", "completion"],
     "dpo": ["prompt", "chosen", "rejected"],
     "kto": ["prompt", "completion", "label", "completion_source"],
+    "cpt": ["text"],
     "reward": [
         "prompt",
         "reference",
@@ -170,6 +171,17 @@ def test_stored_chats_are_exported_exactly_and_name_the_system_prompt() -> None:
             assert row["prompt"] == [m.model_dump() for m in sent]
     (awb,) = rows("agentworldbench", record(messages=sent))
     assert awb["system_str"] == "The prompt the model really had."
+
+
+def test_cpt_text_holds_the_whole_transition_with_its_truth() -> None:
+    (annotated,) = rows("cpt", record())
+    text = annotated["text"]
+    assert text.startswith("You simulate terminal.")
+    assert text.index(ACTION) < text.rindex(CORRECTED)
+    assert text.endswith(CORRECTED)
+    (unannotated,) = rows("cpt", record(corrected=None))
+    assert unannotated["text"].endswith(CORRECTED)  # the real observation, no annotation needed
+    assert rows("cpt", record(corrected=None, real_observation=None)) == []
 
 
 def test_kto_labels() -> None:

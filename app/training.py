@@ -1,0 +1,132 @@
+"""Wires `backend.training` to storage and engines; the CLI and the Train page share it.
+
+`recorded` reads the bundled recordings and every trajectory stored in SQL (recorded, imported
+or recorded live; a stored one replaces a bundled one of the same id); `corrections` builds the
+method's export format from annotations in SQL with the export builders; anything else is the
+path of an export file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from app.context import AppContext
+from backend.training.config import TrainConfig
+from backend.training.events import ProgressEvent, ProgressListener
+from backend.training.methods import METHODS, Method
+from backend.training.results import TrainResults
+from backend.training.sources import TrainData, from_rows, from_trajectories, read_export
+from backend.types import Trajectory
+
+RECORDED = "recorded"
+CORRECTIONS = "corrections"
+
+
+def recorded_trajectories(context: AppContext) -> list[Trajectory]:
+    """The bundled recordings plus every stored trajectory, by id (stored ones win)."""
+    from backend.data.bundled import load_bundled
+
+    by_id = {t.id: t for t in load_bundled()}
+    by_id.update((t.id, t) for t in context.trajectories.iter_trajectories())
+    return [by_id[key] for key in sorted(by_id)]
+
+
+def correction_rows(context: AppContext, method: Method) -> Iterator[dict[str, Any]]:
+    """Rows of the method's export format built from every annotated prediction."""
+    from backend.export.builders import FORMATS
+    from backend.export.records import ExportContext
+    from storage.export_source import ExportQuery, iter_export_records
+
+    export_format = FORMATS.get(method.export_format)
+    ctx = ExportContext(system_prompt=context.prompts.system_prompt)
+    records = iter_export_records(
+        context.database.session_factory, ExportQuery(annotated_only=True)
+    )
+    for record in records:
+        for row in export_format.build(record, ctx):
+            yield row.model_dump()
+
+
+def train_data(context: AppContext, method_name: str, data: str) -> TrainData:
+    """The examples of a source.
+
+    Raises:
+        UnknownNameError: no such method.
+        BadInputError: the source cannot feed the method, or holds nothing usable.
+    """
+    method = METHODS.get(method_name)
+    if data == RECORDED:
+        trajectories = recorded_trajectories(context)
+        return from_trajectories(trajectories, method, context.prompts.system_prompt)
+    if data == CORRECTIONS:
+        return from_rows(correction_rows(context, method), method, "corrections from SQL")
+    return from_rows(read_export(Path(data)), method, f"export {data}")
+
+
+def base_folder(context: AppContext, base: str | None) -> Path:
+    """The base model folder: the one given, else the Playground's own model.
+
+    That is the configured model folder when the transformers engine serves one (`AWP_MODEL`),
+    else the embedded model (prepared on first use).
+    """
+    from backend.engines.embedded import prepare_embedded_model
+
+    settings = context.settings
+    if base:
+        return Path(base)
+    if settings.engine == "transformers" and settings.model:
+        return Path(settings.model)
+    return prepare_embedded_model(settings.data_dir)
+
+
+def run_training(
+    context: AppContext,
+    config: TrainConfig,
+    listener: ProgressListener | None = None,
+    show_progress: bool = True,
+    owner: str | None = None,
+) -> TrainResults:
+    """Train as configured, benchmarking the held-out split before and after, recorded in SQL.
+
+    The run's row is written at start, advanced at every logged step and closed at the end
+    (`failed` with the reason when anything goes wrong).
+
+    Raises:
+        AWPError: a bad source, method or output folder; an engine failure in the benchmark.
+    """
+    from backend.training.service import train
+
+    base = base_folder(context, config.base)
+    runs = context.train_runs
+    run_id = runs.start(
+        config.method,
+        config.data,
+        str(base),
+        config.model_dump(mode="json"),
+        str(config.out.resolve()),
+        owner,
+    )
+
+    def record(event: ProgressEvent) -> None:
+        runs.progress(run_id, event.step, event.max_steps, event.loss, event.tokens_per_s)
+        if listener is not None:
+            listener(event)
+
+    try:
+        data = train_data(context, config.method, config.data)
+        results = train(
+            config,
+            data,
+            base,
+            lambda engine, model: context.simulator(engine, model),
+            record,
+            show_progress,
+        )
+    except BaseException as exc:
+        runs.fail(run_id, str(exc) or type(exc).__name__)
+        raise
+    table = results.eval.model_dump() if results.eval is not None else {}
+    runs.finish(run_id, results.data_hash, table, results.model_dir, results.tokens_per_s)
+    return results

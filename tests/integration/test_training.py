@@ -1,0 +1,151 @@
+"""`awp train`: split by trajectory, history cut (never the target), every method, served."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from transformers import AutoTokenizer
+
+from app.context import AppContext
+from app.settings import Settings
+from backend.engines.base import EngineConfig, build_engine
+from backend.errors import ExportError
+from backend.training.examples import Example
+from backend.training.results import TrainResults
+from backend.training.service import push_model
+from backend.training.split import split_groups
+from backend.training.truncate import fit_examples
+from backend.types import ChatMessage, ChatRequest, SamplingParams
+from tests.integration.test_storage_export import seeded  # noqa: F401  (a fixture)
+from tests.support.cli import run
+
+FAST = ("--max-steps", "1", "--grad-accum", "1", "--max-length", "1024")
+
+
+def test_split_is_by_trajectory_per_domain_and_fixed_by_seed() -> None:
+    pairs = [(d, f"{d}-{i}") for d in ("terminal", "web") for i in range(10) for _ in range(3)]
+    split = split_groups(pairs, 0.3, seed=7)
+    assert not set(split.train) & set(split.heldout)
+    assert sorted(split.train + split.heldout) == sorted({g for _, g in pairs})
+    held = {d: sum(g.startswith(d) for g in split.heldout) for d in ("terminal", "web")}
+    assert held == {"terminal": 3, "web": 3}
+    assert split_groups(reversed(pairs), 0.3, seed=7) == split
+    assert split_groups(pairs, 0.3, seed=8) != split
+    assert split_groups([("os", "only")], 0.3, seed=0).heldout == []
+
+
+def test_history_is_cut_from_the_oldest_turn_never_the_target(tiny_model_dir: Path) -> None:
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    turns = []
+    for i in range(6):
+        turns += [
+            {"role": "user", "content": f"### Turn {i + 1} action {i} " + "x " * 40},
+            {"role": "assistant", "content": f"observation {i} " + "y " * 40},
+        ]
+    prompt = [{"role": "system", "content": "sys"}, *turns, {"role": "user", "content": "now"}]
+    target = [{"role": "assistant", "content": "THE TARGET"}]
+    long = Example("a", "terminal", {"prompt": prompt, "completion": target})
+    short = Example("b", "terminal", {"prompt": [prompt[0], prompt[-1]], "completion": target})
+    too_long = [prompt[0], {"role": "user", "content": "z " * 400}]
+    hopeless = Example("c", "terminal", {"prompt": too_long, "completion": target})
+    fitted, report = fit_examples(tokenizer, [long, short, hopeless], max_length=200)
+    assert (report.kept, report.cut, report.dropped) == (1, 1, 1)
+    cut = fitted[0].columns
+    assert cut["completion"] == target and cut["prompt"][0]["content"] == "sys"
+    assert cut["prompt"][-1]["content"] == "now"
+    kept = [m["content"] for m in cut["prompt"][1:-1]]
+    assert kept and kept[-1].startswith("observation 5")  # the newest history survives
+    assert not any(text.startswith("observation 0") for text in kept)
+
+
+def test_sft_on_recordings_benchmarks_heldout_and_serves(
+    tiny_model_dir: Path, awp_data: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ("train", "sft", "--data", "recorded", "--base", str(tiny_model_dir), "--out", str(out))
+    code, output = run(*args, *FAST, "--eval-limit", "3", "--eval-max-new-tokens", "4")
+    assert code == 0, output
+    assert "| **macro** |" in output
+    results = json.loads((out / "train_results.json").read_text())
+    split = json.loads((out / "split.json").read_text())
+    assert split["heldout"] and not set(split["train"]) & set(split["heldout"])
+    assert results["steps"] == 1 and results["losses"]
+    assert results["sizes"]["cut"] + results["sizes"]["dropped"] > 0  # the budget was enforced
+    rows = results["eval"]["rows"]
+    assert rows and all(row["oracle"] == 1.0 for row in rows)
+    before = [json.loads(line) for line in (out / "eval/before/items.jsonl").open()]
+    assert {r["item_id"].split("#")[0] for r in before} <= set(split["heldout"])
+    card = (out / "README.md").read_text()
+    assert "license: apache-2.0" in card and "| domain | headline |" in card
+    context = AppContext(Settings())
+    try:
+        stored = context.train_runs.list_runs()
+    finally:
+        context.close()
+    assert [(r.status, r.model_dir) for r in stored] == [("finished", str(out / "model"))]
+    assert stored[0].losses and stored[0].eval_table["rows"] == rows
+    code, output = run(*args, *FAST)
+    assert code == 2 and "holds a finished run" in output
+    finished = TrainResults.model_validate(results)
+    assert (out / "model" / "README.md").read_text() == card  # the card travels with the model
+    with pytest.raises(ExportError, match="Cannot reach the Hugging Face Hub"):
+        push_model(finished, "me/world-model", "hf_fake", endpoint="http://127.0.0.1:9")
+    engine = build_engine(
+        EngineConfig(name="transformers", model=str(out / "model"), data_dir=awp_data)
+    )
+    request = ChatRequest(
+        messages=[ChatMessage(role="user", content="ls")],
+        params=SamplingParams(temperature=0, max_new_tokens=3),
+    )
+    (completion,) = engine.generate([request])
+    assert completion.completion_tokens == 3 and completion.model == str(out / "model")
+
+
+@pytest.mark.usefixtures("seeded")
+@pytest.mark.parametrize("method", ["dpo", "kto", "grpo"])
+def test_preference_and_rl_methods_train_on_corrections_from_sql(
+    method: str, tiny_model_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / method
+    code, output = run(
+        "train", method, "--data", "corrections", "--base", str(tiny_model_dir), "--out",
+        str(out), "--eval-split", "0", *FAST,
+    )  # fmt: skip
+    assert code == 0, output
+    results = json.loads((out / "train_results.json").read_text())
+    assert results["steps"] == 1 and results["eval"] is None
+    assert (out / "model" / "config.json").exists() and (out / "adapter").is_dir()
+
+
+@pytest.mark.usefixtures("seeded")
+def test_cpt_trains_on_a_cpt_export_file(tiny_model_dir: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "cpt.parquet"
+    code, output = run("export", "--format", "cpt", "--out", str(corpus))
+    assert code == 0 and "5 cpt rows" in output, output
+    out = tmp_path / "cpt"
+    code, output = run(
+        "train", "cpt", "--data", str(corpus), "--base", str(tiny_model_dir), "--out", str(out),
+        "--eval-split", "0", "--full", *FAST,
+    )  # fmt: skip
+    assert code == 0, output
+    results = json.loads((out / "train_results.json").read_text())
+    assert results["steps"] == 1 and results["adapter_dir"] is None
+    assert results["data"] == f"export {corpus}"
+
+
+def test_preferences_need_corrections_not_recordings(
+    tiny_model_dir: Path, awp_data: Path, tmp_path: Path
+) -> None:
+    code, output = run(
+        "train",
+        "dpo",
+        "--data",
+        "recorded",
+        "--base",
+        str(tiny_model_dir),
+        "--out",
+        str(tmp_path / "x"),
+    )
+    assert code == 2 and "--data corrections" in output

@@ -1,0 +1,112 @@
+"""Training runs from the UI: start a run in the background, read its progress from SQL.
+
+Runs go through `app.training.run_training` (handed in as `Services.start_training`), the same
+code as `awp train`, so every run is a `train_run` row and a folder under `<data dir>/train/`.
+Only admins train or change the Playground's model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from backend.training.config import TrainConfig
+from backend.training.evaluate import EvalTable, format_eval_table
+from storage.train_runs import TrainRunRecord
+from ui.services import Services
+from ui.users import AccessDeniedError, User
+
+RUN_HEADERS = ["run", "date", "method", "data", "status", "step", "loss", "tokens/s"]
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """What the Train page asks for: a small run on the embedded (or configured) model."""
+
+    method: str
+    data: str
+    max_steps: int | None
+    max_minutes: float | None
+    eval_split: float
+    eval_limit: int | None
+    eval_max_new_tokens: int
+    lora: bool
+
+
+def _admin(user: User) -> None:
+    if not user.is_admin:
+        raise AccessDeniedError("Only admins can train models or change the Playground's model.")
+
+
+def start(services: Services, user: User, request: TrainRequest) -> str:
+    """Start a run in the background and say where it writes.
+
+    Raises:
+        AccessDeniedError: the user is not an admin.
+        BadInputError: training is not available in this server.
+    """
+    _admin(user)
+    if services.start_training is None or services.train_runs is None:
+        from backend.errors import BadInputError
+
+        raise BadInputError("Training is not available in this server.")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    out = services.data_dir / "train" / f"{stamp}-{request.method}"
+    config = TrainConfig(
+        method=request.method,
+        data=request.data,
+        out=out,
+        lora=request.lora,
+        max_steps=request.max_steps,
+        max_minutes=request.max_minutes,
+        eval_split=request.eval_split,
+        eval_limit=request.eval_limit,
+        eval_max_new_tokens=request.eval_max_new_tokens,
+        grad_accum=1,
+    )
+    services.start_training(config, user.name)
+    return f"Started {request.method} on {request.data}; it writes to `{out}`."
+
+
+def run_rows(runs: list[TrainRunRecord]) -> list[list[str]]:
+    """The runs table, newest first."""
+    rows = []
+    for run in runs:
+        loss = f"{run.losses[-1][1]:.3f}" if run.losses else ""
+        rate = f"{run.tokens_per_s:.0f}" if run.tokens_per_s else ""
+        step = f"{run.step}/{run.max_steps}" if run.max_steps else str(run.step)
+        date = run.created_at.strftime("%Y-%m-%d %H:%M")
+        rows.append([str(run.id), date, run.method, run.data_source, run.status, step, loss, rate])
+    return rows
+
+
+def run_report(run: TrainRunRecord) -> str:
+    """Status, progress and (once finished) the before/after table of one run, as Markdown."""
+    lines = [f"**Run #{run.id}** ({run.method} on {run.data_source}): {run.status}.", ""]
+    if run.max_steps:
+        lines += [f"Step {run.step} of {run.max_steps}.", ""]
+    if run.message:
+        lines.append(f"Stopped: {run.message}")
+    if run.eval_table:
+        table = EvalTable.model_validate(run.eval_table)
+        lines += ["", "Held-out headline per domain, before (base) and after (tuned):", ""]
+        lines.append(format_eval_table(table))
+    if run.model_dir:
+        lines.append(f"\nModel folder: `{run.model_dir}`")
+    return "\n".join(lines)
+
+
+def use_model(services: Services, user: User, run: TrainRunRecord) -> str:
+    """Make a finished run's model the Playground's transformers model.
+
+    Raises:
+        AccessDeniedError: the user is not an admin.
+        BadInputError: the run has no model (not finished).
+    """
+    from backend.errors import BadInputError
+
+    _admin(user)
+    if run.model_dir is None:
+        raise BadInputError(f"Run #{run.id} has no model yet ({run.status}).")
+    services.tuned_model.set(run.model_dir)
+    return f"The Playground's transformers engine now uses run #{run.id}'s model."
