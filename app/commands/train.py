@@ -58,6 +58,9 @@ def train(
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out from its last checkpoint.")
     ] = False,
+    save_steps: Annotated[
+        int, typer.Option(help="Write a checkpoint every N optimizer steps.", min=1)
+    ] = 25,
 ) -> None:
     """Fine-tune with TRL, benchmark the held-out split before and after, write a model card."""
     from app.context import AppContext
@@ -83,6 +86,7 @@ def train(
         grad_accum=grad_accum,
         seed=seed,
         resume=resume,
+        save_steps=save_steps,
     )
     context = AppContext(Settings())
     try:

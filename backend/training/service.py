@@ -134,7 +134,10 @@ def train(
 
     method = METHODS.get(config.method)
     if (config.out / RESULTS_FILE).exists() and not config.resume:
-        raise BadInputError(f"{config.out} holds a finished run; choose another --out.")
+        raise BadInputError(
+            f"{config.out} holds a finished run; choose another --out, or pass --resume with a "
+            "larger --max-steps to train it further."
+        )
     if config.out.exists() and any(config.out.iterdir()) and not config.resume:
         raise BadInputError(f"{config.out} is not empty; pass --resume to continue a run there.")
     model, tokenizer = _load(base)

@@ -135,6 +135,27 @@ def test_cpt_trains_on_a_cpt_export_file(tiny_model_dir: Path, tmp_path: Path) -
     assert results["data"] == f"export {corpus}"
 
 
+@pytest.mark.usefixtures("seeded")
+def test_resume_continues_from_the_last_checkpoint(tiny_model_dir: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "cpt.jsonl"
+    assert run("export", "--format", "cpt", "--out", str(corpus))[0] == 0
+    out = tmp_path / "run"
+    common = ("train", "cpt", "--data", str(corpus), "--base", str(tiny_model_dir),
+              "--out", str(out), "--eval-split", "0", "--full", "--grad-accum", "1",
+              "--save-steps", "1")  # fmt: skip
+    code, output = run(*common, "--max-steps", "2")
+    assert code == 0, output
+    first = json.loads((out / "train_results.json").read_text())
+    assert first["steps"] == 2 and (out / "checkpoints" / "checkpoint-2").is_dir()
+    code, output = run(*common, "--max-steps", "4")
+    assert code == 2 and "--resume" in output  # never overwritten by accident
+    code, output = run(*common, "--max-steps", "4", "--resume")
+    assert code == 0, output
+    resumed = json.loads((out / "train_results.json").read_text())
+    assert resumed["steps"] == 4
+    assert resumed["losses"] and all(step > 2 for step, _ in resumed["losses"])
+
+
 def test_preferences_need_corrections_not_recordings(
     tiny_model_dir: Path, awp_data: Path, tmp_path: Path
 ) -> None:
