@@ -25,6 +25,12 @@ def prepare(
             help=f"Also fine-tune it on the recordings (LoRA SFT, {TUNED_MINUTES:.0f} minutes)."
         ),
     ] = False,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            help="Cap the tuning at N optimizer steps (a quick try of the recipe).", min=1
+        ),
+    ] = None,
 ) -> None:
     """Convert the embedded SmolLM2 GGUF into a safetensors folder in the data directory."""
     from backend.engines.embedded import prepare_embedded_model
@@ -34,13 +40,17 @@ def prepare(
     path = prepare_embedded_model(settings.data_dir)
     typer.echo(f"Embedded model ready at {path} ({time.perf_counter() - started:.1f}s).")
     if tuned:
-        folder = prepare_tuned(settings)
+        folder = prepare_tuned(settings, max_steps)
         typer.echo(f"Tuned model ready at {folder}; use it with AWP_ENGINE=transformers "
                    f"AWP_MODEL={folder}")  # fmt: skip
 
 
-def prepare_tuned(settings: Settings) -> str:
-    """Train the tuned embedded model once (on every recording: no held-out split)."""
+def prepare_tuned(settings: Settings, max_steps: int | None = None) -> str:
+    """Train the tuned embedded model once (on every recording: no held-out split).
+
+    A finished tuned model is reused, so a second call returns at once; an interrupted one
+    resumes from its last checkpoint.
+    """
     from app.context import AppContext
     from app.training import run_training
     from backend.training.config import TrainConfig
@@ -54,6 +64,7 @@ def prepare_tuned(settings: Settings) -> str:
         data="recorded",
         out=out,
         max_minutes=TUNED_MINUTES,
+        max_steps=max_steps,
         eval_split=0.0,
         resume=out.exists(),
     )
