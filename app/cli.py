@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "app.commands.bench",
     "app.commands.rollout",
     "app.commands.env",
+    "app.commands.mcp",
     "app.commands.db",
     "app.commands.annotations",
     "app.commands.judge",

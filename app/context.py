@@ -1,20 +1,51 @@
-"""Builds long-lived services from Settings once per process; commands and the UI share them."""
+"""The composition root: the one place that reads Settings and opens the database.
+
+Every edge (each `awp` command, the web app, the Gymnasium and OpenEnv factories) calls
+`build_context` once and takes its stores, engines and judge from the context it returns, so a
+process holds one connection pool and one engine cache, and closes both when it is done.
+"""
 
 from __future__ import annotations
 
 from functools import cached_property
+from pathlib import Path
+from types import TracebackType
+from typing import Any
 
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import Engine, build_engine
+from backend.engines.base import Engine, build_engine, chosen_model
 from backend.engines.cache import EngineCache
+from backend.envs.live.pool import LivePool
+from backend.errors import BadInputError
+from backend.grounding.grounder import Grounder
+from backend.scoring.judge import JUDGE_PARAMS, Judge
+from backend.scoring.judge_library import JudgePromptLibrary
+from backend.scoring.official_judge import OFFICIAL_JUDGE_PARAMS, load_template
 from backend.simulate import Simulator
-from storage.bench_runs import BenchRunStore
+from storage.annotations import AnnotationQueue, AnnotationStore
+from storage.arena import ArenaStore
 from storage.db import Database
 from storage.migrate import open_database
+from storage.runs import RunStore
 from storage.sessions import SessionStore
-from storage.train_runs import TrainRunStore
+from storage.tool_calls import ToolCallRecord
 from storage.trajectories import TrajectoryStore
+from storage.transitions import TransitionStore
+
+
+def build_context(**overrides: Any) -> AppContext:
+    """The process's context: `AWP_*` settings with `overrides` on top.
+
+    Command-line flags arrive as overrides; a flag left out is None and is dropped, so the
+    environment's value stands.
+
+    Args:
+        overrides: `Settings` fields to set (None values are ignored).
+    """
+    return AppContext(
+        Settings(**{key: value for key, value in overrides.items() if value is not None})
+    )
 
 
 class AppContext:
@@ -22,7 +53,8 @@ class AppContext:
 
     Engines are cached by name, model and server, a bounded number of them (see
     `backend.engines.cache`): each new model name a visitor sends would otherwise build an engine
-    kept for the life of the process.
+    kept for the life of the process. Use it as a context manager (or call `close`) so the
+    engines and the database pool it opened are released.
 
     Args:
         settings: the one settings object of this process.
@@ -31,6 +63,17 @@ class AppContext:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._engines = EngineCache(build_engine)
+
+    def __enter__(self) -> AppContext:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
     @cached_property
     def prompts(self) -> PromptLibrary:
@@ -49,19 +92,60 @@ class AppContext:
         return SessionStore(self.database.session_factory)
 
     @cached_property
-    def bench_runs(self) -> BenchRunStore:
-        """Benchmark runs, listed by the Benchmark page."""
-        return BenchRunStore(self.database.session_factory)
+    def tool_calls(self) -> ToolCallRecord:
+        """Earlier real answers to tool calls, which the MCP mirror answers repeats from."""
+        return ToolCallRecord(self.database.session_factory)
 
     @cached_property
-    def train_runs(self) -> TrainRunStore:
-        """Training runs, listed by the Train page."""
-        return TrainRunStore(self.database.session_factory)
+    def runs(self) -> RunStore:
+        """Benchmark, training and rollout runs, listed by their pages."""
+        return RunStore(self.database.session_factory)
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:
         """Stored (imported and bundled) trajectories."""
         return TrajectoryStore(self.database.session_factory)
+
+    @cached_property
+    def transitions(self) -> TransitionStore:
+        """Real transitions (recorded turns and corrections), read at retrieval time."""
+        return TransitionStore(self.database.session_factory)
+
+    @cached_property
+    def grounder(self) -> Grounder:
+        """The one grounder of the process, so every simulator shares its indexes."""
+        settings = self.settings
+        return Grounder(
+            self.transitions,
+            settings.grounding_k,
+            settings.grounding_tokens,
+            settings.grounding_method,
+        )
+
+    @cached_property
+    def annotations(self) -> AnnotationStore:
+        """Annotations and their history."""
+        return AnnotationStore(self.database.session_factory)
+
+    @cached_property
+    def annotation_queue(self) -> AnnotationQueue:
+        """The review queue, handing each item to `AWP_ANNOTATION_OVERLAP` people."""
+        return AnnotationQueue(
+            self.database.session_factory, overlap=self.settings.annotation_overlap
+        )
+
+    @cached_property
+    def arena(self) -> ArenaStore:
+        """Votes of "Which one is real?" and the arena, with the same overlap as the queue."""
+        return ArenaStore(self.database.session_factory, self.settings.annotation_overlap)
+
+    @cached_property
+    def live_pool(self) -> LivePool | None:
+        """The live environments lent out at once, all callers together (None when off)."""
+        settings = self.settings
+        if not settings.live_enabled:
+            return None
+        return LivePool(settings.live_config(), settings.live_max, settings.live_idle_timeout_s)
 
     def engine(
         self, name: str | None = None, model: str | None = None, base_url: str | None = None
@@ -73,13 +157,94 @@ class AppContext:
         return self._engines.get(config)
 
     def simulator(
-        self, name: str | None = None, model: str | None = None, base_url: str | None = None
+        self,
+        name: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        grounding: bool | None = None,
     ) -> Simulator:
-        """A simulator over the named engine."""
-        return Simulator(self.engine(name, model, base_url), self.prompts)
+        """A simulator over the named engine: the one door every edge's world model goes through.
+
+        `awp simulate/bench/env/rollout`, the gym factories and the pages all pass the model as
+        typed, so `chosen_model` gives an empty one the same meaning everywhere. Grounded
+        simulators share the process's grounder; where no real transition is stored, a
+        grounded step's prompt is the official one.
+
+        Args:
+            name: engine registry name; None for `AWP_ENGINE`.
+            model: model id; None, empty or blank for the configured one (`AWP_MODEL`).
+            base_url: another OpenAI-compatible server; None for `AWP_BASE_URL`.
+            grounding: show real transitions as demonstrations; None for `AWP_GROUNDING`.
+        """
+        grounded = self.settings.grounding if grounding is None else grounding
+        return Simulator(
+            self.engine(name, chosen_model(model), base_url),
+            self.prompts,
+            self.grounder if grounded else None,
+        )
+
+    def judge(
+        self,
+        name: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        prompts_dir: Path | None = None,
+        max_new_tokens: int | None = None,
+        official: bool = False,
+    ) -> Judge:
+        """The rubric judge, the one way the CLI, the Benchmark page and "Judge this" build it.
+
+        With no `name` (the "Judge this" buttons) the `AWP_JUDGE_*` settings pick it: engine
+        `AWP_JUDGE_ENGINE` with `AWP_JUDGE_MODEL` (empty: that engine's default), else the
+        default engine with `AWP_JUDGE_MODEL` or `AWP_MODEL`, and `AWP_JUDGE_MAX_NEW_TOKENS`.
+        A caller that picks an engine (`--judge`, the Benchmark page's judge menu) gets that
+        engine with `model` as `engine` reads it and the judge's own default budget: a choice
+        made for one run is not silently bent by the settings of the buttons.
+
+        Args:
+            name: the judge's engine; None for the configured one.
+            model: its model id (None: the configured model; "": the engine's default).
+            base_url: another OpenAI-compatible server for it.
+            prompts_dir: judge prompts to use instead of the built-in ones.
+            max_new_tokens: completion budget instead of the default.
+            official: judge exactly as the release's `eval.py judge` does, with the official
+                judge prompts and user template found through `prompts_dir`.
+
+        Raises:
+            BadInputError: `official` without a folder of official judge prompts and template.
+        """
+        budget = max_new_tokens
+        if not name:
+            configured = self.settings
+            name = configured.judge_engine or configured.engine
+            if model is None:
+                model = (
+                    configured.judge_model
+                    if configured.judge_engine
+                    else (configured.judge_model or None)
+                )
+            budget = budget or configured.judge_max_new_tokens
+        engine = self.engine(name, model, base_url)
+        library = JudgePromptLibrary(prompts_dir)
+        if official:
+            if prompts_dir is None:
+                raise BadInputError(
+                    "The official judge needs --judge-prompts: the `prompts/` folder of a "
+                    "QwenLM/Qwen-AgentWorld checkout."
+                )
+            base = OFFICIAL_JUDGE_PARAMS
+            params = base.model_copy(update={"max_new_tokens": budget or base.max_new_tokens})
+            return Judge(engine, library, params, official=load_template(Path(prompts_dir)))
+        params = JUDGE_PARAMS.model_copy(
+            update={"max_new_tokens": budget or JUDGE_PARAMS.max_new_tokens}
+        )
+        return Judge(engine, library, params)
 
     def close(self) -> None:
-        """Close every engine still cached."""
+        """Close the live environments, every engine still cached and the database pool."""
+        pool = self.__dict__.get("live_pool")
+        if pool is not None:
+            pool.close_all()
         self._engines.close()
         if "database" in self.__dict__:
             self.database.dispose()

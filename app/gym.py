@@ -14,7 +14,8 @@ from typing import Any
 
 import gymnasium
 
-from app.context import AppContext
+from app.context import AppContext, build_context
+from app.gym_spread import SpreadVectorEnv
 from app.settings import Settings
 from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
 from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
@@ -70,7 +71,7 @@ def env_options(settings: Settings, backing: Backing, max_steps: int, record: bo
 
 @dataclass
 class WorldParts:
-    """The services an environment or a rollout is built from."""
+    """The services an environment is built from."""
 
     settings: Settings
     context: AppContext
@@ -90,14 +91,14 @@ def world_parts(
 
     The task judge runs on `judge`, else on the world model's engine.
     """
-    settings = Settings()
-    if max_new_tokens:
-        settings = settings.model_copy(update={"max_new_tokens": max_new_tokens})
-    context = AppContext(settings)
+    context = build_context(max_new_tokens=max_new_tokens or None)
     simulator = context.simulator(engine, model, base_url)
     judge_engine = context.engine(judge) if judge else simulator.engine
     return WorldParts(
-        settings, context, simulator, build_reward(reward, RewardOptions(judge=judge_engine))
+        context.settings,
+        context,
+        simulator,
+        build_reward(reward, RewardOptions(judge=judge_engine)),
     )
 
 
@@ -106,9 +107,9 @@ def _build(
 ) -> tuple[AppContext, list[WorldEnv], list[list[EpisodeSpec]]]:
     parts = world_parts(args.engine, args.model, args.reward, args.judge, args.max_new_tokens)
     options = env_options(parts.settings, args.backing, args.max_steps, args.record)
-    recorder = parts.context.sessions if args.record else None
+    stores = parts.context.sessions, parts.context.trajectories  # used only when recording
     domains = [name.strip() for name in args.domain.split(",") if name.strip()]
-    worlds = [WorldEnv(parts.simulator, parts.reward, options, recorder) for _ in range(num_envs)]
+    worlds = [WorldEnv(parts.simulator, parts.reward, options, *stores) for _ in range(num_envs)]
     specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
     return parts.context, worlds, specs
 
@@ -120,9 +121,15 @@ def make_env(render_mode: str | None = None, **kwargs: Any) -> WorldModelEnv:
 
 
 def make_vector_env(
-    num_envs: int, render_mode: str | None = None, **kwargs: Any
-) -> WorldModelVectorEnv:
-    """`num_envs` environments stepped with one engine call; `kwargs` are `EnvArgs` fields."""
+    num_envs: int, render_mode: str | None = None, processes: int = 1, **kwargs: Any
+) -> WorldModelVectorEnv | SpreadVectorEnv:
+    """`num_envs` environments stepped with one engine call; `kwargs` are `EnvArgs` fields.
+
+    With `processes` > 1 they are spread over that many worker processes
+    (`app.gym_spread`), each stepping its share with one engine call.
+    """
+    if processes > 1:
+        return SpreadVectorEnv(num_envs, processes, **kwargs)
     context, worlds, specs = _build(num_envs, EnvArgs(**kwargs))
     return WorldModelVectorEnv(worlds, specs, on_close=context.close)
 

@@ -9,6 +9,7 @@ SDK imports Gradio and FastAPI, which `backend` never does.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -16,14 +17,15 @@ from typing import Any
 import numpy as np
 from openenv.core import EnvClient
 from openenv.core.client_types import StepResult as ClientStepResult
-from openenv.core.env_server import Action, Environment, Observation, State, create_app
+from openenv.core.env_server import Action, Environment, Observation, State
 from pydantic import Field
+from websockets.asyncio.client import connect as ws_connect
 
-from backend.envs.sim.episode import EpisodeSpec
+from app.openenv_batching import StepGatherer
+from app.openenv_service import build_service
+from backend.envs.sim.episode import EpisodeSpec, StepResult
 from backend.envs.sim.gym_env import choose
 from backend.envs.sim.world import WorldEnv
-
-ENV_NAME = "awp_world_model"
 
 
 class WorldAction(Action):
@@ -62,10 +64,16 @@ class WorldModelEnvironment(Environment[WorldAction, WorldObservation, WorldStat
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, world: WorldEnv, specs: Sequence[EpisodeSpec]) -> None:
+    def __init__(
+        self,
+        world: WorldEnv,
+        specs: Sequence[EpisodeSpec],
+        gatherer: StepGatherer | None = None,
+    ) -> None:
         super().__init__()
         self.world = world
         self.specs = list(specs)
+        self.gatherer = gatherer
         self._state = WorldState()
         self._rng = np.random.default_rng()
 
@@ -91,7 +99,17 @@ class WorldModelEnvironment(Environment[WorldAction, WorldObservation, WorldStat
         self, action: WorldAction, timeout_s: float | None = None, **kwargs: Any
     ) -> WorldObservation:
         """Predict the observation after the action; an invalid one is a penalised message."""
-        result = self.world.step(action.action)
+        return self._observed(self.world.step(action.action))
+
+    async def step_async(
+        self, action: WorldAction, timeout_s: float | None = None, **kwargs: Any
+    ) -> WorldObservation:
+        """`step`, gathered with the other sessions' steps into one vector step when shared."""
+        if self.gatherer is None:
+            return await asyncio.to_thread(self.step, action)
+        return self._observed(await self.gatherer.step(self.world, action.action))
+
+    def _observed(self, result: StepResult) -> WorldObservation:
         self._state.step_count += 1
         self._state.session_id = self.world.session_id
         return WorldObservation(
@@ -115,20 +133,62 @@ class WorldModelEnvironment(Environment[WorldAction, WorldObservation, WorldStat
 
 
 def build_server(
-    world: Callable[[], WorldEnv], specs: Sequence[EpisodeSpec], max_sessions: int
+    world: Callable[[], WorldEnv],
+    specs: Sequence[EpisodeSpec],
+    max_sessions: int,
+    idle_timeout_s: float = 300.0,
+    token: str = "",
 ) -> Any:
-    """The OpenEnv FastAPI app: one `WorldModelEnvironment` per WebSocket session."""
-    return create_app(
-        lambda: WorldModelEnvironment(world(), specs),
+    """The OpenEnv app: one `WorldModelEnvironment` per session, HTTP or WebSocket.
+
+    All sessions' steps go through one `StepGatherer`, so concurrent sessions step together.
+
+    Args:
+        world: builds one session's environment.
+        specs: the episode starts resets draw from.
+        max_sessions: sessions open at once, HTTP and WebSocket together.
+        idle_timeout_s: a session idle this long is closed.
+        token: the bearer token clients must send (empty: none).
+    """
+    gatherer = StepGatherer()
+    return build_service(
+        lambda: WorldModelEnvironment(world(), specs, gatherer),
         WorldAction,
         WorldObservation,
-        env_name=ENV_NAME,
-        max_concurrent_envs=max_sessions,
+        max_sessions,
+        idle_timeout_s,
+        token,
     )
 
 
 class WorldModelClient(EnvClient[WorldAction, WorldObservation, WorldState]):
-    """OpenEnv client of `awp env serve` (`WorldModelClient(base_url=...).sync()` for sync use)."""
+    """OpenEnv client of `awp env serve` (`WorldModelClient(base_url=...).sync()` for sync use).
+
+    Args:
+        base_url: the server.
+        token: the server's bearer token (`AWP_ENV_TOKEN`), sent when the WebSocket opens.
+        kwargs: `EnvClient` options.
+    """
+
+    def __init__(self, base_url: str, token: str = "", **kwargs: Any) -> None:
+        super().__init__(base_url, **kwargs)
+        self._token = token
+
+    async def connect(self) -> WorldModelClient:
+        """Open the WebSocket, with the token when one is set (the SDK's client sends none)."""
+        if not self._token or getattr(self, "_ws", None) is not None:
+            await super().connect()
+            return self
+        try:
+            self._ws = await ws_connect(
+                self._ws_url,
+                open_timeout=self._connect_timeout,
+                max_size=self._max_message_size,
+                additional_headers={"Authorization": f"Bearer {self._token}"},
+            )
+        except Exception as exc:
+            raise ConnectionError(f"Failed to connect to {self._ws_url}: {exc}") from exc
+        return self
 
     def _step_payload(self, action: WorldAction) -> dict[str, Any]:
         return action.model_dump(exclude={"metadata"})
@@ -158,10 +218,11 @@ class WorldModelToolEnv:
 
     Args:
         base_url: the `awp env serve` server.
+        token: its bearer token, when it asks for one.
     """
 
-    def __init__(self, base_url: str) -> None:
-        self.client = WorldModelClient(base_url=base_url).sync()
+    def __init__(self, base_url: str, token: str = "") -> None:
+        self.client = WorldModelClient(base_url=base_url, token=token).sync()
         self.client.connect()
         self.total = 0.0
         self.done = False

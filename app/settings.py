@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from backend.engines.base import EngineConfig
+from backend.engines.base import EngineConfig, VllmOptions
 from backend.envs.live.base import LiveConfig
+from backend.grounding.grounder import DEFAULT_METHOD
 from backend.types import HistoryMode, SamplingParams
 
 
@@ -33,7 +34,13 @@ class Settings(BaseSettings):
     )
     base_url: str = Field(
         default="http://127.0.0.1:8000/v1",
-        description="OpenAI-compatible server URL for the `openai` engine (vLLM, SGLang, ...).",
+        description="OpenAI-compatible server URL for the `openai` engine (vLLM, SGLang, ...); "
+        "several, comma-separated, are replicas of one model (least-loaded first).",
+    )
+    openai_extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="JSON object of fields the `openai` engine adds to every request, e.g. "
+        '`{"chat_template_kwargs": {"enable_thinking": false}}` for vLLM.',
     )
     api_key: SecretStr = Field(
         default=SecretStr("EMPTY"), description="Bearer token for the OpenAI-compatible server."
@@ -62,9 +69,37 @@ class Settings(BaseSettings):
     )
     concurrency: int = Field(default=8, description="Requests in flight at once in a batch.")
     device: str = Field(default="cpu", description="Torch device for in-process engines.")
+    vllm_memory_utilization: float = Field(
+        default=0.9,
+        gt=0,
+        le=1,
+        description="Share of GPU memory the in-process vllm engine reserves (of RAM on vLLM's "
+        "CPU build).",
+    )
+    vllm_max_model_len: int | None = Field(
+        default=None,
+        ge=16,
+        description="Longest prompt plus output of the in-process vllm engine; empty for the "
+        "model's own limit.",
+    )
+    vllm_dtype: str = Field(
+        default="auto", description="Precision of the in-process vllm engine (auto, bfloat16, ...)."
+    )
+    vllm_enforce_eager: bool = Field(
+        default=False,
+        description="Skip CUDA graphs and compilation in the in-process vllm engine (quicker "
+        "start, slower steps).",
+    )
+    vllm_cpu_kv_cache_gb: float | None = Field(
+        default=None,
+        gt=0,
+        description="KV cache of vLLM's CPU build in GiB (VLLM_CPU_KVCACHE_SPACE); empty leaves "
+        "that variable as it is.",
+    )
     prompts_dir: Path | None = Field(
         default=None,
-        description="Directory of `<domain>.md` system prompts that override the built-ins.",
+        description="Directory of `<domain>.md` system prompts, or the official `prompts/` "
+        "folder (`<domain>/system_prompt.txt`), that override the built-ins.",
     )
     host: str = Field(default="127.0.0.1", description="Address the web app listens on.")
     port: int = Field(default=7860, description="Port the web app listens on.")
@@ -127,6 +162,35 @@ class Settings(BaseSettings):
     judge_max_new_tokens: int = Field(
         default=1024, ge=1, description="Completion token budget of the 'Judge this' judge."
     )
+    grounding: bool = Field(
+        default=True,
+        description="Show the model the most similar real transitions (recordings, live runs, "
+        "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
+        "unless `--grounding` asks.",
+    )
+    grounding_k: int = Field(
+        default=4, ge=1, le=32, description="The most real transitions shown per step."
+    )
+    grounding_tokens: int = Field(
+        default=2000,
+        ge=1,
+        description="Token budget of the demonstrations (estimated as characters / 4).",
+    )
+    grounding_method: str = Field(
+        default=DEFAULT_METHOD,
+        description="Similarity that ranks real transitions: tfidf_char_action (measured best), "
+        "bm25_action, tfidf_char or bm25.",
+    )
+    env_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="Bearer token `awp env serve` asks every client for; required when it "
+        "listens beyond loopback.",
+    )
+    env_idle_timeout_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="An `awp env serve` session (HTTP or WebSocket) idle this long is closed.",
+    )
     hf_login: bool | None = Field(
         default=None,
         description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",
@@ -145,6 +209,14 @@ class Settings(BaseSettings):
             max_retries=self.max_retries,
             concurrency=self.concurrency,
             device=self.device,
+            extra_body=dict(self.openai_extra_body),
+            vllm=VllmOptions(
+                memory_utilization=self.vllm_memory_utilization,
+                max_model_len=self.vllm_max_model_len,
+                dtype=self.vllm_dtype,
+                enforce_eager=self.vllm_enforce_eager,
+                cpu_kv_cache_gb=self.vllm_cpu_kv_cache_gb,
+            ),
         )
 
     def sampling(self) -> SamplingParams:

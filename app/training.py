@@ -90,43 +90,42 @@ def run_training(
 ) -> TrainResults:
     """Train as configured, benchmarking the held-out split before and after, recorded in SQL.
 
-    The run's row is written at start, advanced at every logged step and closed at the end
-    (`failed` with the reason when anything goes wrong).
+    The run is recorded in the run store (`storage.run_lifecycle.recorded`): started, advanced
+    at every logged step, and ended finished, failed or (Ctrl-C) interrupted.
 
     Raises:
         AWPError: a bad source, method or output folder; an engine failure in the benchmark.
     """
     from backend.training.service import train
+    from storage.run_kinds import TrainRun
+    from storage.run_lifecycle import recorded
 
     base = base_folder(context, config.base)
-    runs = context.train_runs
-    run_id = runs.start(
-        config.method,
-        config.data,
-        str(base),
-        config.model_dump(mode="json"),
-        str(config.out.resolve()),
-        owner,
-    )
+    spec = TrainRun.new_spec(config.method, config.data, str(base), config.model_dump(mode="json"))
+    out_dir = str(config.out.resolve())
+    with recorded(context.runs, TrainRun, spec, out_dir=out_dir, owner=owner) as run:
 
-    def record(event: ProgressEvent) -> None:
-        runs.progress(run_id, event.step, event.max_steps, event.loss, event.tokens_per_s)
-        if listener is not None:
-            listener(event)
+        def record(event: ProgressEvent) -> None:
+            metrics = {"loss": event.loss, "tokens_per_s": event.tokens_per_s}
+            run.progress(
+                event.step,
+                event.max_steps,
+                **{name: value for name, value in metrics.items() if value is not None},
+            )
+            if listener is not None:
+                listener(event)
 
-    try:
         data = train_data(context, config.method, config.data)
         results = train(
             config,
             data,
             base,
-            lambda engine, model: context.simulator(engine, model),
+            lambda engine, model: context.simulator(engine, model, grounding=False),
             record,
             show_progress,
         )
-    except BaseException as exc:
-        runs.fail(run_id, str(exc) or type(exc).__name__)
-        raise
-    table = results.eval.model_dump() if results.eval is not None else {}
-    runs.finish(run_id, results.data_hash, table, results.model_dir, results.tokens_per_s)
+        table = results.eval.model_dump() if results.eval is not None else {}
+        run.conclude(
+            TrainRun.new_results(results.data_hash, table, results.model_dir, results.tokens_per_s)
+        )
     return results

@@ -1,7 +1,9 @@
 """Wires settings into services and the Gradio app, and launches it.
 
-`build_app` is what `awp serve`, the tests and the Space's entry command share: it opens (and when
-empty, migrates) the database, loads the bundled recordings into it once, and builds the UI.
+`build_app` is what `awp serve`, the tests and the Space's entry command share: it takes the
+process's `AppContext`, whose one database (opened, and when empty migrated, on first use) and
+stores every page shares, loads the bundled recordings into it once, and builds the UI. The
+caller owns the context and closes it when the server stops.
 """
 
 from __future__ import annotations
@@ -19,28 +21,16 @@ from app.settings import Settings
 from backend.compare.contenders import parse_contenders
 from backend.data.bundled import load_bundled
 from backend.engines import load_builtin_engines
-from backend.engines.base import ENGINES
-from backend.envs.live.pool import LivePool
+from backend.engines.base import ENGINES, engine_spec
 from backend.export.records import ExportContext
-from backend.scoring.judge import JUDGE_PARAMS, Judge
 from backend.training.config import TrainConfig
 from storage.agreement import agreement
-from storage.annotations import (
-    AnnotationQueue,
-    AnnotationStore,
-    annotator_progress,
-    domain_progress,
-)
-from storage.arena import ArenaStore
-from storage.bench_runs import BenchRunStore
+from storage.annotations import annotator_progress, domain_progress
 from storage.export_source import iter_export_records
 from storage.judging import judge_item
-from storage.migrate import open_database
-from storage.sessions import SessionStore
-from storage.train_runs import TrainRunStore
 from storage.trajectories import TrajectoryStore
 from ui.app import build_blocks
-from ui.services import IN_PROCESS_ENGINES, EngineChoice, Progress, Services
+from ui.services import EngineChoice, Progress, Services
 from ui.shortcuts import SCRIPT
 from ui.theme import CSS, theme
 
@@ -63,15 +53,15 @@ def simulate_concurrency(settings: Settings) -> int:
     so running more in parallel only hides the queue position from waiting users; a server
     (vLLM, SGLang) batches concurrent requests, so it gets `settings.concurrency`.
     """
-    return 1 if settings.engine in IN_PROCESS_ENGINES else max(1, settings.concurrency)
+    in_process = engine_spec(settings.engine).capabilities.in_process
+    return 1 if in_process else max(1, settings.concurrency)
 
 
-def build_services(settings: Settings, context: AppContext, auth: Auth) -> Services:
-    """Open the stores and bundle everything the pages call."""
-    database = open_database(settings.resolved_database_url())
-    factory = database.session_factory
-    trajectories = TrajectoryStore(factory)
-    added = seed_bundled(trajectories)
+def build_services(context: AppContext, auth: Auth) -> Services:
+    """Bundle everything the pages call over the context's one database and engine cache."""
+    settings = context.settings
+    factory = context.database.session_factory
+    added = seed_bundled(context.trajectories)
     if added:
         logger.info("loaded %d bundled trajectories into the database", added)
     load_builtin_engines()
@@ -88,79 +78,68 @@ def build_services(settings: Settings, context: AppContext, auth: Auth) -> Servi
         data_dir=settings.data_dir,
         defaults=defaults,
         engines=tuple(ENGINES.names()),
-        trajectories=trajectories,
-        sessions=SessionStore(factory),
-        bench_runs=BenchRunStore(factory),
-        queue=AnnotationQueue(factory, overlap=settings.annotation_overlap),
-        annotations=AnnotationStore(factory),
+        trajectories=context.trajectories,
+        sessions=context.sessions,
+        runs=context.runs,
+        queue=context.annotation_queue,
+        annotations=context.annotations,
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
         export_records=partial(iter_export_records, factory),
         export_context=ExportContext(system_prompt=context.prompts.system_prompt),
         can_push=bool(get_token()),
         identify=auth.identify,
-        arena=ArenaStore(factory, settings.annotation_overlap),
+        arena=context.arena,
         agreement=partial(agreement, factory),
         contenders=tuple(parse_contenders(settings.arena_contenders)),
-        judge=partial(build_judge, settings, context),
+        judge=context.judge,
         judge_item=partial(judge_item, factory),
         bootstrap_rounds=settings.arena_bootstrap_rounds,
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,
-        live=live_pool(settings),
-        train_runs=TrainRunStore(factory),
+        live=context.live_pool,
         start_training=partial(start_training, context),
     )
 
 
 def start_training(context: AppContext, config: TrainConfig, owner: str | None) -> None:
-    """Train in a background thread; the run's row in SQL tells the Train page how it goes.
+    """Train in a background thread; the run's record in SQL tells the Train page how it goes.
 
-    A failure is recorded on the row (`failed` and why) by `run_training`, and logged here.
+    A failure is recorded on the run (`failed` and why) by `run_training`'s run record, which
+    also logs an unexpected error with its traceback; a domain error is logged here in a line.
     """
     from app.training import run_training
+    from backend.errors import AWPError
 
     def work() -> None:
         try:
             run_training(context, config, show_progress=False, owner=owner)
-        except Exception:
-            logger.exception("training run in %s failed", config.out)
+        except AWPError as exc:
+            logger.warning("training run in %s failed: %s", config.out, exc)
+        except Exception:  # already logged with its traceback and recorded by the run
+            return
 
     threading.Thread(target=work, name=f"train-{config.out.name}", daemon=True).start()
 
 
-def build_judge(settings: Settings, context: AppContext) -> Judge:
-    """The rubric judge of the "Judge this" buttons (`AWP_JUDGE_*`; the default engine if unset)."""
-    name = settings.judge_engine or settings.engine
-    model = settings.judge_model if settings.judge_engine else (settings.judge_model or None)
-    params = JUDGE_PARAMS.model_copy(update={"max_new_tokens": settings.judge_max_new_tokens})
-    return Judge(context.engine(name, model), params=params)
-
-
-def live_pool(settings: Settings) -> LivePool | None:
-    """The live environments browser sessions may start (None when switched off)."""
-    if not settings.live_enabled:
-        return None
-    return LivePool(settings.live_config(), settings.live_max, settings.live_idle_timeout_s)
-
-
-def build_app(settings: Settings, auth: Auth | None = None) -> gr.Blocks:
-    """Build the queued Gradio app for `settings` (not launched)."""
-    auth = auth or Auth(settings)
-    services = build_services(settings, AppContext(settings), auth)
+def build_app(context: AppContext, auth: Auth | None = None) -> gr.Blocks:
+    """Build the queued Gradio app over `context` (not launched)."""
+    auth = auth or Auth(context.settings)
+    services = build_services(context, auth)
     blocks = build_blocks(services)
     return blocks.queue(max_size=QUEUE_MAX_SIZE, default_concurrency_limit=DEFAULT_CONCURRENCY)
 
 
-def launch(settings: Settings, auth: Auth | None = None, *, block: bool = True) -> gr.Blocks:
-    """Build and serve the app on `settings.host:settings.port`.
+def launch(context: AppContext, auth: Auth | None = None, *, block: bool = True) -> gr.Blocks:
+    """Build and serve the app on the context's `host:port`.
 
     Args:
-        settings: the process settings.
-        auth: logins and roles; read from the environment when None.
+        context: the process's context; the caller closes it once the server has stopped.
+        auth: logins and roles; read from the settings when None.
         block: wait until the server stops (the CLI); False returns once it listens (tests).
     """
+    settings = context.settings
     auth = auth or Auth(settings)
-    blocks = build_app(settings, auth)
+    blocks = build_app(context, auth)
     blocks.launch(
         server_name=settings.host,
         server_port=settings.port,

@@ -11,13 +11,19 @@ a recording) and the model's prediction for it (None for recorded turns). The ru
   for it (that is what the session went on from), so it shows the prediction;
 - closed_loop shows the model's own prediction; a recorded turn without one shows reality;
 - blind shows no history; the state before the action is then the last known state.
+
+A prompt too long for a token budget loses its oldest turns by the same rule (`cut_history`):
+the state after the dropped turns becomes the initial state, so the first kept turn shows it as
+its current state and the turns are numbered from 1, as if the recording started there. The
+training data and the held-out benchmark both cut this way, so a model is trained on the layout
+it is evaluated and served on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from backend.types import HistoryMode, Turn
+from backend.types import HistoryMode, SimRequest, Turn
 
 
 def state_after(turn: Turn) -> str | None:
@@ -35,3 +41,35 @@ def shown_observation(turn: Turn, mode: HistoryMode) -> str:
 def state_before(history: Sequence[Turn], initial_state: str | None) -> str | None:
     """The state just before the next action: after the last turn, else the initial state."""
     return state_after(history[-1]) if history else initial_state
+
+
+def drop_oldest(request: SimRequest, dropped: int) -> SimRequest:
+    """The request without its `dropped` oldest turns; the state after them becomes the start."""
+    if dropped == 0:
+        return request
+    return request.model_copy(
+        update={
+            "history": request.history[dropped:],
+            "initial_state": state_before(request.history[:dropped], request.initial_state),
+        }
+    )
+
+
+def cut_history(request: SimRequest, fits: Callable[[SimRequest], bool]) -> SimRequest | None:
+    """The request with the fewest oldest turns dropped (`drop_oldest`) for which `fits` holds.
+
+    A prompt only shrinks as turns leave (a dropped turn's state was already shown), so a binary
+    search finds the cut with a logarithmic number of `fits` calls (each may tokenize a prompt).
+
+    Returns:
+        The request itself when it fits, a cut copy, or None when even no history does not fit.
+    """
+    if fits(request):
+        return request
+    low, high = 0, len(request.history)  # fits(low) fails; find the fewest drops that fit
+    if high == 0 or not fits(drop_oldest(request, high)):
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(drop_oldest(request, middle)) else (middle, high)
+    return drop_oldest(request, high)

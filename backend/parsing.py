@@ -104,17 +104,40 @@ def _last_block(text: str) -> tuple[str, int, int] | None:
     return text[content_start:close], start, close + len(BLOCK_CLOSE)
 
 
+def whole_completion(content: str, reasoning: str) -> str:
+    """The completion as the model wrote it, from the two halves a reasoning parser split it into.
+
+    A server started with `--reasoning-parser` (vLLM, SGLang) sends what came before `</think>`
+    as `reasoning` and the rest as `content`; a completion that never closes `</think>` arrives
+    whole in `reasoning`, with no content. The output rules must see the whole completion
+    whatever the server split, or every answer of a model that does not think (or runs out of
+    budget thinking) would be read as empty: so the thinking goes back in a closed `<think>`
+    block before the content, and with no content the reasoning is the text itself, which is
+    what the same server sends without the parser.
+
+    Args:
+        content: the `content` field (empty when the server sent none).
+        reasoning: the `reasoning` (or `reasoning_content`) field.
+    """
+    if not reasoning.strip():
+        return content
+    if not content.strip():
+        return reasoning
+    return f"{THINK_OPEN}{reasoning}{THINK_CLOSE}{content}"
+
+
 def parse_output(raw: str, reasoning: str = "") -> ParsedOutput:
     """Apply the official output rules to a raw completion.
 
     Args:
         raw: the model's text (the `content` field when a reasoning parser split it off).
-        reasoning: reasoning that arrived separately (`reasoning_content`), kept in front.
+        reasoning: reasoning that arrived separately (`reasoning_content`): the rules read it
+            together with `raw` (`whole_completion`).
 
     Returns:
         The extracted observation, all reasoning, and the judges' diagnostics.
     """
-    cleaned, thought = strip_thinking(raw)
+    cleaned, thought = strip_thinking(whole_completion(raw, reasoning))
     block = _last_block(cleaned)
     if block is None:
         observation = strip_marker(cleaned)
@@ -131,5 +154,4 @@ def parse_output(raw: str, reasoning: str = "") -> ParsedOutput:
         extracted_length=len(observation),
         empty_extraction=not observation.strip(),
     )
-    joined = "\n\n".join(part for part in (reasoning.strip(), thought) if part)
-    return ParsedOutput(observation=observation, reasoning=joined, diagnostics=diagnostics)
+    return ParsedOutput(observation=observation, reasoning=thought, diagnostics=diagnostics)

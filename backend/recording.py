@@ -18,6 +18,7 @@ from backend.types import (
     ReferenceOrigin,
     SamplingParams,
     SimRequest,
+    Trajectory,
     Turn,
 )
 
@@ -158,6 +159,17 @@ class Recorder(Protocol):
         """
         ...
 
+    def record_many(self, items: Sequence[tuple[SessionTarget, StepInput]]) -> list[StepRecord]:
+        """Store many steps (each of its own session, or several of one) in ONE transaction.
+
+        How a vector environment stores its step: N sessions' next steps, one commit. Steps of
+        one session are stored in the order given.
+
+        Raises:
+            NotFoundError: a target names a session that does not exist (nothing is stored).
+        """
+        ...
+
     def add_prediction(
         self,
         step_id: int,
@@ -172,4 +184,12 @@ class Recorder(Protocol):
 
     def add_scores(self, prediction_id: int, scores: Sequence[ScoreLike]) -> None:
         """Store more scores of a prediction (a judge's verdict)."""
+        ...
+
+
+class TrajectorySink(Protocol):
+    """Keeps real trajectories (live runs) as ground truth, replacing an earlier copy by id."""
+
+    def upsert(self, trajectory: Trajectory) -> None:
+        """Store `trajectory`, or replace the stored one of the same id; committed at once."""
         ...

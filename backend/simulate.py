@@ -1,19 +1,22 @@
 """The step core: a self-contained request -> chat messages -> engine -> parsed prediction.
 
 The action is checked once, in `canonical`; everything after works on its canonical text, and
-every prediction carries that text and the exact messages the engine received.
+every prediction carries that text, the exact messages the engine received and the real
+transitions that grounded it (`backend.grounding`), when the simulator has a grounder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from backend.domains.base import get_domain
-from backend.domains.prompts import PromptLibrary
+from backend.domains.prompts import PromptLibrary, with_demonstrations
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.engines.base import Engine
+from backend.grounding.grounder import Grounder, Grounding
 from backend.history import shown_observation, state_before
-from backend.parsing import parse_output
+from backend.parsing import parse_output, whole_completion
 from backend.types import (
     ChatMessage,
     ChatRequest,
@@ -22,22 +25,39 @@ from backend.types import (
     Prediction,
     SimRequest,
     StreamChunk,
+    VerbatimChat,
 )
 
 
 def canonical(request: SimRequest) -> SimRequest:
     """Check the action against its domain (and the request's tools); a copy in canonical text.
 
+    A verbatim official row is sent as recorded, as the official harness sends it, so its
+    action is not refused (nor rewritten) here.
+
     Raises:
         BadActionError: the action does not follow the domain's format.
         UnknownNameError: no such domain.
     """
+    get_domain(request.domain)
+    if verbatim_chat(request) is not None:
+        return request
     action = get_domain(request.domain).validate(request.action, request.context)
     return request if action == request.action else request.model_copy(update={"action": action})
 
 
+def verbatim_chat(request: SimRequest) -> VerbatimChat | None:
+    """The row texts a request is sent as: only a teacher-forced step uses them."""
+    teacher_forced = request.history_mode is HistoryMode.TEACHER_FORCED
+    return request.verbatim if teacher_forced else None
+
+
 def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]:
     """Lay out a (canonical) request in the official chat layout.
+
+    A teacher-forced request with an official row's texts (`verbatim`) is sent as the release
+    sends it: the system prompt when it is not empty, the row's earlier pairs and its current
+    turn, each text exactly as in the row.
 
     The system message holds the world-model prompt; each history turn is a user message (the
     action) and an assistant message (what `backend.history` says the turn shows); the last user
@@ -46,6 +66,13 @@ def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]
     official data does this for terminal; for web, os and android it is the only way the model
     sees the start page.
     """
+    verbatim = verbatim_chat(request)
+    if verbatim is not None:
+        chat = [ChatMessage(role="system", content=system_prompt)] if system_prompt else []
+        for user, assistant in verbatim.turns:
+            chat.append(ChatMessage(role="user", content=user))
+            chat.append(ChatMessage(role="assistant", content=assistant))
+        return [*chat, ChatMessage(role="user", content=verbatim.current)]
     blind = request.history_mode is HistoryMode.BLIND
     history = [] if blind else request.history
     first_index = len(request.history) - len(history) + 1
@@ -61,13 +88,15 @@ def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]
     return messages
 
 
-def to_prediction(completion: Completion, request: ChatRequest, action: str) -> Prediction:
+def to_prediction(
+    completion: Completion, request: ChatRequest, action: str, grounded_by: Sequence[str] = ()
+) -> Prediction:
     """Apply the official output rules to an engine completion, keeping what was asked."""
     parsed = parse_output(completion.text, completion.reasoning)
     return Prediction(
         observation=parsed.observation,
         reasoning=parsed.reasoning,
-        raw_text=completion.text,
+        raw_text=whole_completion(completion.text, completion.reasoning),
         finish_reason=completion.finish_reason,
         prompt_tokens=completion.prompt_tokens,
         completion_tokens=completion.completion_tokens,
@@ -77,7 +106,23 @@ def to_prediction(completion: Completion, request: ChatRequest, action: str) -> 
         diagnostics=parsed.diagnostics,
         action=action,
         messages=request.messages,
+        grounded_by=list(grounded_by),
     )
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request ready for the engine.
+
+    Attributes:
+        request: the request in canonical text, its demonstrations filled when grounded.
+        chat: the chat request the engine receives.
+        grounded_by: the provenance ids of the real transitions shown as demonstrations.
+    """
+
+    request: SimRequest
+    chat: ChatRequest
+    grounded_by: tuple[str, ...] = ()
 
 
 class Simulator:
@@ -86,32 +131,64 @@ class Simulator:
     Args:
         engine: any registered engine.
         prompts: the system prompt library (built-ins, optionally overridden from a directory).
+        grounder: retrieves real transitions as each step's demonstrations; None keeps the
+            prompt as it is (the official prompt, as `awp bench` uses by default).
     """
 
-    def __init__(self, engine: Engine, prompts: PromptLibrary) -> None:
+    def __init__(
+        self, engine: Engine, prompts: PromptLibrary, grounder: Grounder | None = None
+    ) -> None:
         self.engine = engine
         self.prompts = prompts
+        self.grounder = grounder
 
     def system_prompt(self, request: SimRequest) -> str:
-        """The request's own system prompt, else its domain's filled from its context."""
-        return request.system_prompt or self.prompts.system_prompt(request.domain, request.context)
+        """The request's own system prompt, else its domain's filled from its context.
 
-    def prepare(self, request: SimRequest) -> tuple[SimRequest, ChatRequest]:
-        """Check the action and build the engine request (no generation).
+        Demonstrations in the context are appended to a request's own prompt (which has no
+        slot to fill); the domain's template places them in its slot. An official row with an
+        empty `system_str` keeps it empty, as the official harness does.
+        """
+        if request.system_prompt or verbatim_chat(request) is not None:
+            return with_demonstrations(request.system_prompt or "", request.context)
+        return self.prompts.system_prompt(request.domain, request.context)
 
-        Returns:
-            The request in canonical text, and the chat request for the engine.
+    def _groundings(self, requests: Sequence[SimRequest]) -> list[Grounding]:
+        """Each request's grounding; a request that brings its own demonstrations keeps them."""
+        open_ = [i for i, r in enumerate(requests) if r.context.demonstrations is None]
+        found = [Grounding()] * len(requests)
+        if self.grounder is not None and open_:
+            for i, grounding in zip(
+                open_, self.grounder.ground([requests[i] for i in open_]), strict=True
+            ):
+                found[i] = grounding
+        return found
+
+    def prepare_all(self, requests: Sequence[SimRequest]) -> list[Prepared]:
+        """Check each action, ground each request and build its engine request (no generation).
 
         Raises:
-            BadActionError: the action does not follow the domain's format (nothing is sent).
+            BadActionError: an action does not follow its domain's format (nothing is sent).
         """
-        request = canonical(request)
-        chat = ChatRequest(
-            messages=build_messages(request, self.system_prompt(request)),
-            params=request.params,
-            reference=request.reference,
-        )
-        return request, chat
+        checked = [canonical(request) for request in requests]
+        prepared = []
+        for request, grounding in zip(checked, self._groundings(checked), strict=True):
+            if grounding.demonstrations is not None:
+                context = request.context.model_copy(
+                    update={"demonstrations": grounding.demonstrations}
+                )
+                request = request.model_copy(update={"context": context})
+            chat = ChatRequest(
+                messages=build_messages(request, self.system_prompt(request)),
+                params=request.params,
+                reference=request.reference,
+            )
+            prepared.append(Prepared(request, chat, grounding.refs))
+        return prepared
+
+    def prepare(self, request: SimRequest) -> Prepared:
+        """`prepare_all` of one request."""
+        return self.prepare_all([request])[0]
 
     def step(self, request: SimRequest) -> Prediction:
         """Predict the observation after `request.action`."""
@@ -119,18 +196,20 @@ class Simulator:
 
     def step_batch(self, requests: Sequence[SimRequest]) -> list[Prediction]:
         """Predict many steps in one engine call, so the engine can batch them."""
-        prepared = [self.prepare(request) for request in requests]
-        completions = self.engine.generate([chat for _, chat in prepared])
+        prepared = self.prepare_all(requests)
+        completions = self.engine.generate([p.chat for p in prepared])
         return [
-            to_prediction(completion, chat, request.action)
-            for (request, chat), completion in zip(prepared, completions, strict=True)
+            to_prediction(completion, p.chat, p.request.action, p.grounded_by)
+            for p, completion in zip(prepared, completions, strict=True)
         ]
 
     def stream(self, request: SimRequest) -> Iterator[StreamChunk | Prediction]:
         """Yield streamed deltas, then the parsed Prediction as the last item."""
-        request, chat = self.prepare(request)
-        for chunk in self.engine.stream(chat):
+        prepared = self.prepare(request)
+        for chunk in self.engine.stream(prepared.chat):
             if chunk.completion is not None:
-                yield to_prediction(chunk.completion, chat, request.action)
+                yield to_prediction(
+                    chunk.completion, prepared.chat, prepared.request.action, prepared.grounded_by
+                )
             else:
                 yield chunk

@@ -1,9 +1,16 @@
 """The one step path: simulate, score against the truth, record; shared by every edge.
 
-`awp simulate`, the Playground and Replay pages, `awp bench` and environments all take steps
-through `run_step` (streamed) or `record_prediction` (after a batched `Simulator.step_batch`), so
-every stored prediction carries the same things: the canonical action, the exact messages sent,
-its scores, and the session it belongs to, created only when its first step commits.
+Two forms, one policy:
+- `run_step` streams one step (`awp simulate`, the Playground and Replay pages);
+- `step_batch` predicts N requests x K samples in ONE engine call and scores each prediction
+  once (the benchmark and training evaluation, rollouts and the environments, the arena, many
+  futures); `record_prediction` and `record_samples` store what it returns.
+
+Every prediction is scored by `compare`, the one scoring policy: the domain's metrics, headline
+first, and a truth the metrics cannot read leaves the prediction unscored (with the reason)
+rather than losing it. So every stored prediction carries the same things: the canonical action,
+the exact messages sent, its scores, and the session it belongs to, created only when its first
+step commits.
 """
 
 from __future__ import annotations
@@ -11,11 +18,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from backend.errors import BadInputError, LiveEnvironmentError
+from backend.errors import AWPError, BadInputError, EngineUnavailableError, LiveEnvironmentError
 from backend.history import state_before
-from backend.recording import Recorder, SessionTarget, StepInput, StepRecord
+from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical
 from backend.types import Prediction, SimRequest, StreamChunk, Turn
@@ -24,6 +31,30 @@ Reality = Callable[[str], str]
 """Runs a canonical action in a live environment and returns the real observation after it."""
 
 logger = logging.getLogger(__name__)
+
+MAX_SAMPLES = 8
+"""The most predictions of one step a batched call samples."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A prediction's metrics against the truth, under its domain's one scoring policy.
+
+    Attributes:
+        domain: the domain whose metrics scored it.
+        results: the metrics, headline first; empty when unscored.
+        problem: why it is unscored although the truth is known (the truth cannot be read).
+    """
+
+    domain: str
+    results: list[MetricResult] = field(default_factory=list)
+    problem: str = ""
+
+    @property
+    def headline(self) -> float | None:
+        """The domain's headline metric (None when unscored)."""
+        name = headline_metric(self.domain)
+        return next((result.value for result in self.results if result.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -40,7 +71,7 @@ class StepOutcome:
 
     request: SimRequest
     prediction: Prediction
-    scores: list[MetricResult]
+    scores: Scores
     record: StepRecord
     live_error: str = ""
 
@@ -62,25 +93,110 @@ class StepOutcome:
         return self.record.prediction_id
 
 
-def score(request: SimRequest, prediction: Prediction) -> list[MetricResult]:
-    """The domain's metrics against the request's reference, headline first.
+def compare(domain: str, predicted: str, reference: str, previous: str | None) -> Scores:
+    """Score `predicted` against `reference`: the one scoring policy of every domain.
 
-    Nothing when the real state is unknown. A reference the metrics cannot parse (or one too large
-    to score) leaves the step unscored rather than losing it: the prediction is still worth
-    showing and storing.
+    A reference the metrics cannot read (or one too large to score) leaves the prediction
+    unscored rather than losing it: the prediction is still worth showing and storing, and
+    `problem` says why it has no scores.
     """
-    if request.reference is None:
-        return []
-    previous = state_before(request.history, request.initial_state)
     try:
-        results = score_observation(
-            request.domain, prediction.observation, request.reference, previous
-        )
-    except BadInputError:
-        logger.warning("step left unscored: the reference cannot be scored", exc_info=True)
-        return []
-    headline = headline_metric(request.domain)
-    return sorted(results, key=lambda result: result.name != headline)
+        results = score_observation(domain, predicted, reference, previous)
+    except AWPError as exc:
+        logger.warning("prediction left unscored: %s", exc)
+        return Scores(domain, problem=f"scoring: {exc}")
+    headline = headline_metric(domain)
+    return Scores(domain, sorted(results, key=lambda result: result.name != headline))
+
+
+def score(request: SimRequest, prediction: Prediction) -> Scores:
+    """The prediction's scores against the request's reference (none when it is unknown)."""
+    if request.reference is None:
+        return Scores(request.domain)
+    previous = state_before(request.history, request.initial_state)
+    return compare(request.domain, prediction.observation, request.reference, previous)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One prediction of a batched step, scored; or the engine's error for its request.
+
+    Attributes:
+        request: the request it answers (with the sample's own seed).
+        prediction: the prediction (None when the engine failed for this request).
+        scores: its scores (empty when it failed or the truth is unknown).
+        error: why the engine made no prediction.
+    """
+
+    request: SimRequest
+    prediction: Prediction | None
+    scores: Scores
+    error: AWPError | None = None
+
+    def made(self) -> Prediction:
+        """The prediction, or the engine's error raised again."""
+        if self.prediction is None:
+            raise self.error or RuntimeError("a sample holds a prediction or an error")
+        return self.prediction
+
+
+def sample_requests(request: SimRequest, k: int) -> list[SimRequest]:
+    """K copies of a request, each with its own seed when one is set.
+
+    With a fixed seed every copy would be the same sample; seed + i keeps the run reproducible
+    and the samples different. Without a seed the engine's own randomness differs per copy.
+
+    Raises:
+        BadInputError: k outside 1..MAX_SAMPLES.
+    """
+    if not 1 <= k <= MAX_SAMPLES:
+        raise BadInputError(f"Sample between 1 and {MAX_SAMPLES} futures, not {k}.")
+    seed = request.params.seed
+    if seed is None:
+        return [request] * k
+    return [
+        request.model_copy(update={"params": request.params.model_copy(update={"seed": seed + i})})
+        for i in range(k)
+    ]
+
+
+def step_batch(
+    simulator: Simulator, requests: Sequence[SimRequest], samples: int = 1
+) -> list[list[Sample]]:
+    """Predict `samples` futures of each request in ONE engine call, and score each once.
+
+    The engine sees the whole batch at once, so an engine with its own scheduler (vLLM, a
+    server's continuous batching) fills it. A batch that fails is retried request by request,
+    so one bad request (an invalid action, a prompt too long) costs only its own samples; an
+    engine that cannot be reached at all fails every sample at once, without N more tries.
+    Nothing is stored: `record_prediction` and `record_samples` store what the caller keeps.
+
+    Returns:
+        For each request, its samples in order.
+
+    Raises:
+        BadInputError: `samples` outside 1..MAX_SAMPLES.
+    """
+    flat = [copy for request in requests for copy in sample_requests(request, samples)]
+    made: list[Prediction | AWPError]
+    try:
+        made = list(simulator.step_batch(flat))
+    except EngineUnavailableError as exc:
+        made = [exc] * len(flat)
+    except AWPError:
+        made = []
+        for request in flat:
+            try:
+                made.append(simulator.step(request))
+            except AWPError as exc:
+                made.append(exc)
+    scored = [
+        Sample(request, None, Scores(request.domain), result)
+        if isinstance(result, AWPError)
+        else Sample(request, result, score(request, result))
+        for request, result in zip(flat, made, strict=True)
+    ]
+    return [scored[start : start + samples] for start in range(0, len(scored), samples)]
 
 
 def record_prediction(
@@ -89,7 +205,7 @@ def record_prediction(
     request: SimRequest,
     prediction: Prediction,
     prefix: Sequence[Turn] = (),
-    scores: list[MetricResult] | None = None,
+    scores: Scores | None = None,
 ) -> StepOutcome:
     """Score a finished prediction and store it as the next step of `target`.
 
@@ -102,17 +218,77 @@ def record_prediction(
         scores: the prediction's scores when the caller already computed them (`score`).
     """
     scores = score(request, prediction) if scores is None else scores
+    step = step_input(request, prediction, scores)
+    return StepOutcome(request, prediction, scores, recorder.record(target, step, prefix))
+
+
+def step_input(
+    request: SimRequest,
+    prediction: Prediction | None,
+    scores: Scores,
+    extra: Sequence[ScoreLike] = (),
+) -> StepInput:
+    """What storing a step writes: its action, truth, prediction and scores (`extra` after them).
+
+    The one description of a stored step, for `record_prediction` and for the batches of
+    `record_steps`; a step without a prediction (a live step) stores the truth alone.
+    """
     origin = request.reference_origin if request.reference is not None else None
-    step = StepInput(
+    if prediction is None:
+        return StepInput(request.action, request.reference, origin)
+    return StepInput(
         action=prediction.action,
         real=request.reference,
         origin=origin,
         prediction=prediction,
-        scores=scores,
+        scores=[*scores.results, *extra],
         params=request.params,
         history_mode=request.history_mode,
     )
-    return StepOutcome(request, prediction, scores, recorder.record(target, step, prefix))
+
+
+def record_steps(
+    recorder: Recorder, items: Sequence[tuple[SessionTarget, StepInput]]
+) -> list[StepRecord]:
+    """Store the steps of many sessions in one transaction (a vector environment's step).
+
+    Built with `step_input`, so each is stored as `record_prediction` stores one; an empty
+    batch touches nothing.
+    """
+    return recorder.record_many(items) if items else []
+
+
+def record_samples(
+    recorder: Recorder,
+    target: SessionTarget,
+    samples: Sequence[Sample],
+    prefix: Sequence[Turn] = (),
+) -> list[StepOutcome]:
+    """Store K predictions of one step: the first makes the step, the others join it.
+
+    How many futures of one state and an arena battle's two contenders are kept: one step,
+    several predictions, each with its own sampling and scores.
+
+    Raises:
+        AWPError: a sample holds the engine's error instead of a prediction (nothing stored).
+    """
+    predictions = [sample.made() for sample in samples]
+    first = samples[0]
+    outcome = record_prediction(
+        recorder, target, first.request, predictions[0], prefix, first.scores
+    )
+    outcomes = [outcome]
+    for sample, prediction in zip(samples[1:], predictions[1:], strict=True):
+        prediction_id = recorder.add_prediction(
+            outcome.step_id,
+            prediction,
+            sample.scores.results,
+            params=sample.request.params,
+            history_mode=sample.request.history_mode,
+        )
+        record = replace(outcome.record, prediction_id=prediction_id)
+        outcomes.append(StepOutcome(sample.request, prediction, sample.scores, record))
+    return outcomes
 
 
 def run_step(

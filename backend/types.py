@@ -184,9 +184,33 @@ class Prediction(BaseModel):
     diagnostics: Diagnostics
     action: str = ""
     messages: list[ChatMessage] = Field(default_factory=list)
+    grounded_by: list[str] = Field(
+        default_factory=list,
+        description="The real transitions shown to the model as demonstrations (provenance ids: "
+        "`<trajectory id>#<turn>` or `annotation:<id>`); empty when it was not grounded.",
+    )
 
 
 ReferenceOrigin = Literal["recorded", "live", "annotator"]
+
+
+class VerbatimChat(BaseModel):
+    """An official row's own turn texts, sent as the release's `eval.py infer` sends them.
+
+    Rebuilding a row's chat from its parsed turns would re-format each action and drop
+    whatever our layout does not hold, so a benchmark over the official rows would not ask
+    what the official harness asks. With this the chat is, verbatim: the row's `system_str`
+    (left out when empty), its earlier `prompt`/`response` pairs, and `prompt[turn_idx-1]`.
+
+    Attributes:
+        turns: the (user, assistant) texts of the earlier turns, in order.
+        current: the user text of the turn under test.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: list[tuple[str, str]] = Field(default_factory=list)
+    current: str
 
 
 class SimRequest(BaseModel):
@@ -204,6 +228,11 @@ class SimRequest(BaseModel):
         reference: the real observation after the action, when known before the step (scores,
             and the oracle baseline, which returns it).
         reference_origin: where `reference` comes from: a recording, a live run, an annotator.
+        grounding_exclude: recordings whose real transitions this step must never be shown:
+            its own (a benchmark item's, an episode's, a session's base recording), so grounding
+            never leaks the answer or the step's own future.
+        verbatim: an official row's turn texts: a teacher-forced step sends them as they are
+            (and its action unchecked), as the official harness does.
     """
 
     domain: str
@@ -216,3 +245,5 @@ class SimRequest(BaseModel):
     params: SamplingParams = Field(default_factory=SamplingParams)
     reference: str | None = None
     reference_origin: ReferenceOrigin = "recorded"
+    grounding_exclude: tuple[str, ...] = ()
+    verbatim: VerbatimChat | None = None

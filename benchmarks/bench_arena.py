@@ -44,8 +44,12 @@ from storage.models import (
 from tests.support.postgres import fresh_postgres_database
 
 DOMAINS = ("terminal", "swe", "mcp", "search", "web", "os", "android")
-CONTENDERS = ("transformers/smol T=0.6", "transformers/smol T=1.2", "baseline:persistence",
-              "openai/qwen T=0.6")  # fmt: skip
+CONTENDERS = (
+    "transformers/smol T=0.6",
+    "transformers/smol T=1.2",
+    "baseline:persistence",
+    "openai/qwen T=0.6",
+)
 DIMS = ("format", "factuality", "consistency", "realism", "quality")
 PER_ITEM = 5
 CHUNK = 5000
@@ -61,52 +65,132 @@ def seed(database: Database, n: int, rng: random.Random) -> None:
     steps = n // PER_ITEM
     now = utcnow()
     with database.session_factory() as session:
-        _bulk(session, AnnotatorRow, [{"id": i + 1, "name": f"person-{i}", "created_at": now}
-                                      for i in range(PER_ITEM + 1)])  # fmt: skip
-        _bulk(session, SessionRow, [
-            {"id": 1 + d, "domain": domain, "engine": "e", "model": "m", "params": {},
-             "history_mode": "teacher_forced", "task": "", "kind": "arena",
-             "created_at": now, "updated_at": now}
-            for d, domain in enumerate(DOMAINS)
-        ])  # fmt: skip
-        _bulk(session, StepRow, [
-            {"id": s + 1, "session_id": 1 + s % len(DOMAINS), "index": s, "action": "act",
-             "real_observation": "real", "origin": "recorded", "created_at": now}
-            for s in range(steps)
-        ])  # fmt: skip
-        _bulk(session, PredictionRow, [
-            {"id": p + 1, "step_id": p // 2 + 1, "observation": f"pred {p}", "reasoning": "",
-             "raw_text": "", "finish_reason": "stop", "engine": "transformers", "model": "smol",
-             "diagnostics": {}, "params": {"temperature": 0.6}, "history_mode": "teacher_forced",
-             "created_at": now}
-            for p in range(2 * steps)
-        ])  # fmt: skip
+        _bulk(
+            session,
+            AnnotatorRow,
+            [{"id": i + 1, "name": f"person-{i}", "created_at": now} for i in range(PER_ITEM + 1)],
+        )
+        _bulk(
+            session,
+            SessionRow,
+            [
+                {
+                    "id": 1 + d,
+                    "domain": domain,
+                    "engine": "e",
+                    "model": "m",
+                    "params": {},
+                    "history_mode": "teacher_forced",
+                    "task": "",
+                    "kind": "arena",
+                    "created_at": now,
+                    "updated_at": now,
+                }
+                for d, domain in enumerate(DOMAINS)
+            ],
+        )
+        _bulk(
+            session,
+            StepRow,
+            [
+                {
+                    "id": s + 1,
+                    "session_id": 1 + s % len(DOMAINS),
+                    "index": s,
+                    "action": "act",
+                    "real_observation": "real",
+                    "origin": "recorded",
+                    "created_at": now,
+                }
+                for s in range(steps)
+            ],
+        )
+        _bulk(
+            session,
+            PredictionRow,
+            [
+                {
+                    "id": p + 1,
+                    "step_id": p // 2 + 1,
+                    "observation": f"pred {p}",
+                    "reasoning": "",
+                    "raw_text": "",
+                    "finish_reason": "stop",
+                    "engine": "transformers",
+                    "model": "smol",
+                    "diagnostics": {},
+                    "params": {"temperature": 0.6},
+                    "history_mode": "teacher_forced",
+                    "created_at": now,
+                }
+                for p in range(2 * steps)
+            ],
+        )
         real, arena, notes, scores = [], [], [], []
         for s in range(steps):
             domain = DOMAINS[s % len(DOMAINS)]
             a, b = rng.sample(CONTENDERS, 2)
             for voter in range(1, PER_ITEM + 1):
-                real.append({"prediction_id": 2 * s + 1, "voter_id": voter, "source": "human",
-                             "domain": domain, "engine": "transformers", "model": "smol",
-                             "real_side": rng.choice("AB"),
-                             "choice": rng.choice(("A", "B", "cannot_tell")),
-                             "confidence": rng.randint(1, 3), "created_at": now})  # fmt: skip
-                arena.append({"step_id": s + 1, "prediction_a": 2 * s + 1,
-                              "prediction_b": 2 * s + 2, "voter_id": voter,
-                              "source": "judge" if voter == PER_ITEM else "human",
-                              "domain": domain, "contender_a": a, "contender_b": b,
-                              "outcome": rng.choice(("a", "b", "tie", "both_bad")),
-                              "created_at": now})  # fmt: skip
-                notes.append({"prediction_id": 2 * s + 1, "annotator_id": voter,
-                              "corrected_observation": "fix", "verdict": "reject",
-                              "tags": [], "notes": "", "source": "bench", "version": 1,
-                              "created_at": now, "updated_at": now,
-                              **{f"rating_{d}": rng.randint(1, 5) for d in DIMS}})  # fmt: skip
-            scores += [{"prediction_id": 2 * s + 1, "name": f"judge.{d}", "version": "v1",
-                        "value": float(rng.randint(1, 5)), "details": {}, "created_at": now}
-                       for d in DIMS]  # fmt: skip
-        for model, rows in ((RealOrNotVoteRow, real), (ArenaVoteRow, arena),
-                            (AnnotationRow, notes), (ScoreRow, scores)):  # fmt: skip
+                real.append(
+                    {
+                        "prediction_id": 2 * s + 1,
+                        "voter_id": voter,
+                        "source": "human",
+                        "domain": domain,
+                        "engine": "transformers",
+                        "model": "smol",
+                        "real_side": rng.choice("AB"),
+                        "choice": rng.choice(("A", "B", "cannot_tell")),
+                        "confidence": rng.randint(1, 3),
+                        "created_at": now,
+                    }
+                )
+                arena.append(
+                    {
+                        "step_id": s + 1,
+                        "prediction_a": 2 * s + 1,
+                        "prediction_b": 2 * s + 2,
+                        "voter_id": voter,
+                        "source": "judge" if voter == PER_ITEM else "human",
+                        "domain": domain,
+                        "contender_a": a,
+                        "contender_b": b,
+                        "outcome": rng.choice(("a", "b", "tie", "both_bad")),
+                        "created_at": now,
+                    }
+                )
+                notes.append(
+                    {
+                        "prediction_id": 2 * s + 1,
+                        "annotator_id": voter,
+                        "corrected_observation": "fix",
+                        "verdict": "reject",
+                        "tags": [],
+                        "notes": "",
+                        "source": "bench",
+                        "version": 1,
+                        "created_at": now,
+                        "updated_at": now,
+                        **{f"rating_{d}": rng.randint(1, 5) for d in DIMS},
+                    }
+                )
+            scores += [
+                {
+                    "prediction_id": 2 * s + 1,
+                    "name": f"judge.{d}",
+                    "version": "v1",
+                    "value": float(rng.randint(1, 5)),
+                    "details": {},
+                    "created_at": now,
+                }
+                for d in DIMS
+            ]
+        for model, rows in (
+            (RealOrNotVoteRow, real),
+            (ArenaVoteRow, arena),
+            (AnnotationRow, notes),
+            (ScoreRow, scores),
+        ):
             _bulk(session, model, rows)
         session.commit()
 
@@ -116,10 +200,14 @@ def timed(database: Database) -> dict[str, float]:
     store = ArenaStore(database.session_factory)
     out = {}
     for name, run in (
-        ("arena_report_s", lambda: arena_report(store.real_counts(), store.battle_counts(),
-                                                store.judge_human_counts())),
+        (
+            "arena_report_s",
+            lambda: arena_report(
+                store.real_counts(), store.battle_counts(), store.judge_human_counts()
+            ),
+        ),
         ("agreement_report_s", lambda: agreement(database.session_factory)),
-    ):  # fmt: skip
+    ):
         best = float("inf")
         for _ in range(2):
             started = time.perf_counter()

@@ -33,11 +33,25 @@ from backend.scoring import score_observation
 REPO = Path(__file__).resolve().parents[1]
 ENGINES = ("persistence", "oracle")
 TMUX_COMMANDS = (
-    "ls", "echo hello > a.txt", "cat a.txt", "seq 1 5", "mkdir src && cd src", "pwd",
-    "python3 -c 'print(2+3)'", "ls -la | wc -l", "seq 1 12", "date +%s", "echo done",
-    "cat nofile", "cd .. && ls", "seq 100 130", "clear", "echo after clear", "printf 'x\\ny\\n'",
+    "ls",
+    "echo hello > a.txt",
+    "cat a.txt",
+    "seq 1 5",
+    "mkdir src && cd src",
+    "pwd",
+    "python3 -c 'print(2+3)'",
+    "ls -la | wc -l",
+    "seq 1 12",
+    "date +%s",
+    "echo done",
+    "cat nofile",
+    "cd .. && ls",
+    "seq 100 130",
+    "clear",
+    "echo after clear",
+    "printf 'x\\ny\\n'",
     "true",
-)  # fmt: skip
+)
 TMUX_WAIT_S = 0.4
 
 
@@ -48,8 +62,9 @@ def run_bench(workdir: Path) -> BenchResults:
     for engine in ENGINES:
         command += ["--engine", engine]
     env = {**os.environ, "AWP_DATA_DIR": str(workdir / "data"), "PYTHONPATH": str(REPO)}
-    subprocess.run([*command, "--out", str(out)], cwd=workdir, env=env, check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [*command, "--out", str(out)], cwd=workdir, env=env, check=True, capture_output=True
+    )
     return BenchResults.model_validate_json((out / "results.json").read_text(encoding="utf-8"))
 
 
@@ -93,8 +108,9 @@ def record_tmux(home: Path) -> list[str]:
     socket = f"awp-bench-{os.getpid()}"
 
     def tmux(*args: str) -> str:
-        done = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True,
-                              check=True)  # fmt: skip
+        done = subprocess.run(
+            ["tmux", "-L", socket, *args], capture_output=True, text=True, check=True
+        )
         return done.stdout
 
     shell = f"env -i HOME={home} PS1='user@box:\\w$ ' TERM=xterm bash --norc --noprofile -i"
@@ -134,8 +150,10 @@ def main() -> None:
         print(f"\nbootstrap 95% intervals (x100):\n{intervals(results)}")
         if results.reproduction is not None:
             made = results.reproduction
-            print(f"\ncommit {made.git_commit} (uncommitted changes: {made.git_dirty}), "
-                  f"dataset sha256 {made.dataset_sha256}")  # fmt: skip
+            print(
+                f"\ncommit {made.git_commit} (uncommitted changes: {made.git_dirty}), "
+                f"dataset sha256 {made.dataset_sha256}"
+            )
         if args.tmux:
             if shutil.which("tmux") is None:
                 print("tmux is not installed: no terminal session recorded")

@@ -29,9 +29,22 @@ def simulate(data_dir: Path) -> tuple[float, float, dict]:
     """One `awp simulate --json` run: wall seconds, peak RSS in MiB, and its JSON output."""
     env = {**os.environ, "AWP_DATA_DIR": str(data_dir), "HF_HUB_OFFLINE": "1"}
     command = [
-        "/usr/bin/time", "-v", sys.executable, "-m", "app", "simulate", "--domain", "terminal",
-        "--action", ACTION, "--max-new-tokens", str(TOKENS), "--seed", "0", "--json",
-    ]  # fmt: skip
+        "/usr/bin/time",
+        "-v",
+        sys.executable,
+        "-m",
+        "app",
+        "simulate",
+        "--domain",
+        "terminal",
+        "--action",
+        ACTION,
+        "--max-new-tokens",
+        str(TOKENS),
+        "--seed",
+        "0",
+        "--json",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)

@@ -29,7 +29,7 @@ def main() -> None:
     simulator = Simulator(engine, PromptLibrary())
     params = SamplingParams(max_new_tokens=NEW_TOKENS, temperature=0.6, seed=0)
     request = SimRequest(domain="terminal", action=ACTION, params=params)
-    _, chat = simulator.prepare(request)
+    chat = simulator.prepare(request).chat
     next(iter(engine.stream(chat)))  # first call loads the model
     load_s = time.perf_counter() - started
     ttfts, speeds, prompt_tokens = [], [], 0

@@ -82,9 +82,15 @@ def grpo_case(steps: int, data_dir: Path) -> dict[str, Any]:
     data = from_trajectories(terminal, method, PromptLibrary(None).system_prompt)
     model, tokenizer = _load(base_model(data_dir))
     config = TrainConfig(
-        method="grpo", data="recorded", out=data_dir / "grpo", max_steps=steps + 1,
-        num_generations=4, max_completion_length=64, grad_accum=1, save_steps=1000,
-    )  # fmt: skip
+        method="grpo",
+        data="recorded",
+        out=data_dir / "grpo",
+        max_steps=steps + 1,
+        num_generations=4,
+        max_completion_length=64,
+        grad_accum=1,
+        save_steps=1000,
+    )
     fitted, _ = fit_examples(tokenizer, data.examples, 1024, 64)
     dataset = datasets.Dataset.from_list([e.columns for e in fitted])
     args = common_args(config, str(config.out), use_cpu=True)
@@ -119,8 +125,16 @@ def main() -> None:
         return
     results = []
     for name in [f"{mode}-{length}" for mode, length in CASES] + ["grpo"]:
-        command = [sys.executable, __file__, "--one", name, "--steps", str(args.steps),
-                   "--data-dir", str(data_dir)]  # fmt: skip
+        command = [
+            sys.executable,
+            __file__,
+            "--one",
+            name,
+            "--steps",
+            str(args.steps),
+            "--data-dir",
+            str(data_dir),
+        ]
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True)
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
         sys.stdout.write(json.dumps(results[-1]) + "\n")

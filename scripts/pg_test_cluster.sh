@@ -10,7 +10,10 @@
 # provides both that user and /usr/lib/postgresql/<version>/bin).
 set -euo pipefail
 
-STATE_FILE="${AWP_PG_STATE:-${TMPDIR:-/tmp}/awp-pg-test-cluster.state}"
+# One cluster per checkout, so test runs of two checkouts (a CI clone beside a working copy) never
+# meet; a state file left by a run that was killed is cleaned up by the next start.
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+STATE_FILE="${AWP_PG_STATE:-${TMPDIR:-/tmp}/awp-pg-test-$(printf '%s' "$REPO" | md5sum | cut -c1-12).state}"
 
 pg_bin() {
     local dir
@@ -35,10 +38,22 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# Whether the cluster in data folder $1 has a live server (a killed one may linger as a zombie).
+running() {
+    local pid
+    pid=$(head -n 1 "$1/postmaster.pid" 2>/dev/null) || return 1
+    [[ -n "$pid" && -r "/proc/$pid/stat" ]] || return 1
+    [[ $(awk '{print $3}' "/proc/$pid/stat") != Z ]]
+}
+
 start() {
     if [[ -f "$STATE_FILE" ]]; then
-        echo "a test cluster is already running (state in $STATE_FILE); stop it first" >&2
-        exit 1
+        if running "$(sed -n 1p "$STATE_FILE")/data"; then
+            echo "a test cluster is already running (state in $STATE_FILE); stop it first" >&2
+            exit 1
+        fi
+        echo "removing the state of a test cluster that is no longer running ($STATE_FILE)" >&2
+        rm -rf "$(sed -n 1p "$STATE_FILE")" "$STATE_FILE"
     fi
     local bin dir port
     bin=$(pg_bin)

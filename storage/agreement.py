@@ -43,9 +43,11 @@ WORST = 20
 
 def _judged(dimension: str | None) -> Any:
     """Per prediction, the judge's score on `dimension` (rounded), or its total when None."""
-    name = ScoreRow.name.like(f"{JUDGE_PREFIX}%") if dimension is None else (
-        ScoreRow.name == f"{JUDGE_PREFIX}{dimension}"
-    )  # fmt: skip
+    name = (
+        ScoreRow.name.like(f"{JUDGE_PREFIX}%")
+        if dimension is None
+        else (ScoreRow.name == f"{JUDGE_PREFIX}{dimension}")
+    )
     value: ColumnElement[Any] = func.avg(ScoreRow.value)
     if dimension is not None:
         value = cast(func.round(value), Integer)

@@ -48,6 +48,7 @@ def prediction_values(
         "engine": prediction.engine,
         "model": prediction.model,
         "diagnostics": prediction.diagnostics.model_dump(),
+        "grounded_by": list(prediction.grounded_by),
         "params": dict(params),
         "history_mode": history_mode,
         "created_at": utcnow(),
@@ -85,6 +86,7 @@ def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) 
         diagnostics=Diagnostics.model_validate(row.diagnostics),
         action=action,
         messages=messages,
+        grounded_by=list(row.grounded_by or []),
     )
 
 

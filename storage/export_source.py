@@ -181,4 +181,5 @@ def _records(
             created_at=prediction.created_at,
             scores=scores,
             annotation=annotation,
+            grounded_by=list(prediction.grounded_by or []),
         )

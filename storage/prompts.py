@@ -48,6 +48,34 @@ def store_prompt(session: Session, messages: Sequence[ChatMessage]) -> list[list
     return pairs
 
 
+def store_prompts(
+    session: Session, chats: Sequence[Sequence[ChatMessage]]
+) -> list[list[list[str]] | None]:
+    """`store_prompt` of many chats with one lookup and one insert for all their texts."""
+    pairs = [[[m.role, text_hash(m.content)] for m in messages] or None for messages in chats]
+    texts = {
+        sha: message.content
+        for messages, chat_pairs in zip(chats, pairs, strict=True)
+        for (_, sha), message in zip(chat_pairs or [], messages, strict=True)
+    }
+    if not texts:
+        return pairs
+    known: set[str] = set()
+    hashes = list(texts)
+    for start in range(0, len(hashes), LOOKUP_CHUNK):
+        chunk = hashes[start : start + LOOKUP_CHUNK]
+        known.update(
+            session.scalars(select(PromptTextRow.sha256).where(PromptTextRow.sha256.in_(chunk)))
+        )
+    missing = [{"sha256": sha, "text": text} for sha, text in texts.items() if sha not in known]
+    if missing:
+        statement = dialect_insert(session, PromptTextRow).on_conflict_do_nothing(
+            index_elements=["sha256"]
+        )
+        session.execute(statement, missing)
+    return pairs
+
+
 def load_prompts(
     session: Session, prompts: Iterable[tuple[int, list[list[str]] | None]]
 ) -> dict[int, list[ChatMessage]]:

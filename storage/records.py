@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from backend.grounding.transitions import own_recording
 from backend.recording import StoredScore
 from backend.types import (
     HistoryMode,
@@ -93,6 +94,8 @@ class StoredSession:
     ) -> SimRequest:
         """The request for the next step: this session's prompt settings, history and sampling.
 
+        Grounding never shows it its base recording (`grounding_exclude`).
+
         Args:
             action: the next action.
             reference: the real observation after it, when known before the step.
@@ -109,6 +112,7 @@ class StoredSession:
             params=self.sampling(),
             reference=reference,
             reference_origin=origin,
+            grounding_exclude=own_recording(self.base_trajectory_id),
         )
 
     def sampling(self) -> SamplingParams:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, NotFoundError
@@ -17,7 +17,7 @@ from backend.types import HistoryMode, Prediction
 from storage.convert import prediction_values, score_values
 from storage.lineage import lineage_steps
 from storage.models import Base, ObservationOrigin, ScoreRow, SessionRow, StepRow, utcnow
-from storage.prompts import store_prompt
+from storage.prompts import store_prompt, store_prompts
 from storage.records import SessionSummary
 
 # The recorder's hot path uses Core on the tables (no ORM unit of work): see insert_prediction.
@@ -126,6 +126,115 @@ def insert_step(session: Session, session_id: int, step: StepInput) -> StepRecor
     return StepRecord(
         session_id=session_id, step_id=step_id, prediction_id=prediction_id, index=index
     )
+
+
+def insert_steps(session: Session, items: Sequence[tuple[int, StepInput]]) -> list[StepRecord]:
+    """Insert the next step of each (session id, step), a few statements for the whole batch.
+
+    What `insert_step` does one step at a time, set-wise: one read of the sessions and their
+    last indices, one insert of the steps, one update of the sessions' times, one read and one
+    insert of the prompt texts, one insert of the predictions and one of their scores. Steps of
+    the same session take consecutive indices in the order given.
+
+    Raises:
+        NotFoundError: a session does not exist.
+        BadInputError: a real observation without a valid origin.
+    """
+    if not items:
+        return []
+    connection = session.connection()
+    sessions, steps = SESSION.c, STEP.c
+    ids = sorted({session_id for session_id, _ in items})
+    owners = {
+        row.id: row
+        for row in connection.execute(
+            select(sessions.id, sessions.branched_at, sessions.params, sessions.history_mode).where(
+                sessions.id.in_(ids)
+            )
+        )
+    }
+    missing = [session_id for session_id in ids if session_id not in owners]
+    if missing:
+        raise NotFoundError(f"Session {missing[0]} does not exist.")
+    last = dict(
+        connection.execute(
+            select(steps.session_id, func.max(steps.index))
+            .where(steps.session_id.in_(ids))
+            .group_by(steps.session_id)
+        ).all()
+    )
+    now = utcnow()
+    rows, indices = [], []
+    for session_id, step in items:
+        previous = last.get(session_id)
+        index = (owners[session_id].branched_at or 0) if previous is None else previous + 1
+        last[session_id] = index
+        indices.append(index)
+        rows.append(
+            {
+                "session_id": session_id,
+                "index": index,
+                "action": step.action,
+                "real_observation": step.real,
+                "origin": check_origin(step.real, step.origin),
+                "created_at": now,
+            }
+        )
+    # No RETURNING: SQLite cannot promise its order over many rows, so each row's insert would
+    # be a statement of its own. The new rows are read back by their unique (session, index).
+    connection.execute(insert(STEP), rows)
+    keys = [(row["session_id"], row["index"]) for row in rows]
+    found = {
+        (session_id, index): step_id
+        for step_id, session_id, index in connection.execute(
+            select(steps.id, steps.session_id, steps.index).where(
+                tuple_(steps.session_id, steps.index).in_(keys)
+            )
+        )
+    }
+    step_ids = [found[key] for key in keys]
+    connection.execute(update(SESSION).where(sessions.id.in_(ids)), {"updated_at": now})
+    made = [(i, step) for i, (_, step) in enumerate(items) if step.prediction is not None]
+    prompts = store_prompts(
+        session, [step.prediction.messages for _, step in made if step.prediction]
+    )
+    values = []
+    for (i, step), prompt in zip(made, prompts, strict=True):
+        prediction = step.prediction
+        if prediction is None:
+            continue
+        owner = owners[items[i][0]]
+        params = step.params.model_dump() if step.params is not None else owner.params
+        mode = HistoryMode(step.history_mode or owner.history_mode).value
+        row = prediction_values(step_ids[i], prediction, params, mode)
+        row["prompt"] = prompt
+        values.append(row)
+    prediction_ids: dict[int, int] = {}
+    if values:
+        connection.execute(insert(PREDICTION), values)
+        # Each new step has exactly one prediction so far: its step id finds it.
+        by_step = dict(
+            connection.execute(
+                select(PREDICTION.c.step_id, PREDICTION.c.id).where(
+                    PREDICTION.c.step_id.in_([row["step_id"] for row in values])
+                )
+            ).all()
+        )
+        prediction_ids = {i: by_step[step_ids[i]] for i, _ in made}
+        scores = [
+            row for i, step in made for row in score_values(prediction_ids[i], list(step.scores))
+        ]
+        if scores:
+            connection.execute(insert(SCORE), scores)
+    return [
+        StepRecord(
+            session_id=session_id,
+            step_id=step_ids[i],
+            prediction_id=prediction_ids.get(i),
+            index=indices[i],
+        )
+        for i, (session_id, _) in enumerate(items)
+    ]
 
 
 def insert_session(session: Session, new: NewSession, prediction: Prediction | None) -> int:

@@ -13,7 +13,7 @@ from backend.errors import NotFoundError
 from backend.types import Trajectory
 from storage.convert import to_trajectory, trajectory_fields, turn_rows
 from storage.db import SessionFactory, session_scope
-from storage.models import TrajectoryRow, TurnRow
+from storage.models import TrajectoryRow, TurnRow, utcnow
 
 UPSERT_BATCH = 200
 ITER_BATCH = 100
@@ -46,9 +46,11 @@ def _upsert(session: Session, trajectory: Trajectory) -> None:
     else:
         for key, value in trajectory_fields(trajectory).items():
             setattr(row, key, value)
-        # Turns are replaced wholesale: a re-import may reorder or drop turns.
+        # Turns are replaced wholesale: a re-import may reorder or drop turns. The row's stamp
+        # moves with them, so a reader that caches turns (grounding's index) sees the change.
         session.execute(delete(TurnRow).where(TurnRow.trajectory_id == trajectory.id))
         session.expire(row, ["turns"])
+        row.updated_at = utcnow()
     for turn in turn_rows(trajectory):
         turn.trajectory_id = trajectory.id
         session.add(turn)

@@ -7,10 +7,33 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.support.fixtures", "tests.support.postgres", "tests.support.cli"]
+pytest_plugins = [
+    "tests.support.fixtures",
+    "tests.support.postgres",
+    "tests.support.cli",
+    "tests.support.inspect_ep",
+]
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDED = REPO.parent / "shared" / "data" / "recorded"
+
+
+HEAVY_FIXTURES = frozenset({"tiny_model_dir", "openai_server"})
+"""Fixtures that build and load a model or start `transformers serve`: their users are `slow`."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what the fast tier (`make test-fast`) must leave out, whatever a module declares.
+
+    A test that needs a heavy fixture (directly or through another fixture) is `slow`; every test
+    under tests/browser is `browser`. An explicit marker in the module stays the documentation.
+    """
+    browser_dir = Path(__file__).parent / "browser"
+    for item in items:
+        if HEAVY_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+        if browser_dir in Path(item.path).parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

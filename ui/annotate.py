@@ -165,5 +165,12 @@ class Annotator:
             empty: dict[str, int | None] = dict.fromkeys(RATING_NAMES)
             return Draft(item, item.predicted_observation, empty)
         record = mine[0]
-        return Draft(item, record.corrected_observation, dict(record.ratings), record.verdict,
-                     tuple(record.tags), record.notes, record.version)  # fmt: skip
+        return Draft(
+            item,
+            record.corrected_observation,
+            dict(record.ratings),
+            record.verdict,
+            tuple(record.tags),
+            record.notes,
+            record.version,
+        )

@@ -83,9 +83,12 @@ def build_blocks(services: Services) -> gr.Blocks:
             return [whoami_line(user), tab, *[gr.Tab(visible=user.is_admin) for _ in admin_tabs]]
 
         blocks.load(
-            guarded(whoami), None, [who, tabs, *admin_tabs], api_name="whoami",
+            guarded(whoami),
+            None,
+            [who, tabs, *admin_tabs],
+            api_name="whoami",
             concurrency_limit=None,
-        )  # fmt: skip
+        )
         if services.live is not None:
             pool = services.live
 

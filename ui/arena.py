@@ -1,9 +1,10 @@
 """The services behind "Which one is real?" and the Arena page.
 
 A battle is one recorded step (a random turn of a stored recording) that two contenders predict.
-Its predictions go through the one step path: the first with `record_prediction`, which stores
-the step in a new `arena` session (the recording's earlier turns as its history), the second
-with `add_prediction` on that step; both are scored against the recording's real next state.
+Its predictions go through the one step path: each contender's is one batched step
+(`step_batch`), scored once against the recording's real next state, and `record_samples`
+stores both as two predictions of one step in a new `arena` session (the recording's earlier
+turns as its history).
 A battle that fewer than `AWP_ANNOTATION_OVERLAP` people voted on is offered to others first, so
 a study with overlap 2 or 3 measures people against each other on the same battles.
 """
@@ -18,11 +19,11 @@ from backend.compare.contenders import Contender, draw_pair
 from backend.compare.report import ArenaReport, arena_report
 from backend.errors import NotFoundError
 from backend.recording import NewSession
-from backend.stepping import record_prediction, score
-from backend.types import Prediction, SimRequest
+from backend.stepping import Sample, record_samples, step_batch
+from backend.types import SimRequest
 from storage.arena_items import ArenaPair, RealItem
 from storage.models import SessionKind
-from ui.services import Services
+from ui.services import Services, chosen_model
 
 TRAJECTORY_SAMPLE = 500
 """How many stored recordings a battle's step is drawn from."""
@@ -59,23 +60,17 @@ class Arena:
                 pool.submit(self._predict, contender, request)
                 for contender, request in zip((first, second), requests, strict=True)
             ]
-            predictions = [future.result() for future in futures]
+            samples = [future.result() for future in futures]
         target = NewSession.for_request(
             requests[0],
             SessionKind.ARENA.value,
             owner=voter,
             base_trajectory_id=item.trajectory_key,
         )
-        sessions = self.services.sessions
-        outcome = record_prediction(sessions, target, requests[0], predictions[0], item.history)
-        second_id = sessions.add_prediction(
-            outcome.step_id,
-            predictions[1],
-            score(requests[1], predictions[1]),
-            params=requests[1].params,
-            history_mode=requests[1].history_mode,
+        first_out, second_out = record_samples(
+            self.services.sessions, target, samples, item.history
         )
-        return self.services.arena.pair(outcome.prediction_id, second_id)
+        return self.services.arena.pair(first_out.prediction_id, second_out.prediction_id)
 
     def vote(self, pair: ArenaPair, voter: str, outcome: str) -> None:
         """Store `voter`'s vote (a, b, tie, both_bad)."""
@@ -99,9 +94,9 @@ class Arena:
         defaults = self.services.defaults
         return item.request(contender.params(defaults.params), defaults.history_mode)
 
-    def _predict(self, contender: Contender, request: SimRequest) -> Prediction:
-        simulator = self.services.simulator(contender.engine, contender.model or None, None)
-        return simulator.step_batch([request])[0]
+    def _predict(self, contender: Contender, request: SimRequest) -> Sample:
+        simulator = self.services.simulator(contender.engine, chosen_model(contender.model), None)
+        return step_batch(simulator, [request])[0][0]
 
     def _recorded_step(self, domain: str | None) -> BenchItem:
         stored = self.services.trajectories.list_trajectories(domain, limit=TRAJECTORY_SAMPLE)

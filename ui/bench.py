@@ -1,8 +1,9 @@
 """Benchmark runs from the UI: run engines over a dataset into the data dir, list past runs.
 
 Runs go through `backend.benchmark.service.run_bench`, the same code as `awp bench`, so a run
-started here can be resumed or re-read from the command line. Each run is a `bench_run` row
-(listed here) and a folder under `<data dir>/bench/` holding its items, results and chart.
+started here can be resumed or re-read from the command line. Each run is a benchmark record of
+the run store (listed here) and a folder under `<data dir>/bench/` holding its items, results
+and chart.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from backend.benchmark.runner import RunConfig
 from backend.benchmark.service import new_run_dir, run_bench
 from backend.benchmark.sessions import BenchSessions
 from backend.errors import BadInputError
-from backend.scoring.judge import Judge
 from backend.types import HistoryMode, SamplingParams
-from storage.bench_runs import BenchRunRecord, record_bench
-from storage.models import BenchRunStatus
-from ui.services import Services
+from storage.models import RunStatus
+from storage.run_kinds import BenchRun
+from storage.run_lifecycle import recorded
+from ui.services import Services, chosen_model
 from ui.users import AccessDeniedError, User
 
 PAST_HEADERS = ["run", "date", "dataset", "engines", "status", "items", "overall (macro)"]
@@ -43,7 +44,7 @@ class BenchRequest:
 class PastRun:
     """A stored run as the page shows it: results only when it finished, chart while on disk."""
 
-    record: BenchRunRecord
+    record: BenchRun
     results: BenchResults | None
     chart: Path | None
 
@@ -64,35 +65,54 @@ def table(results: BenchResults) -> tuple[list[str], list[list[str]]]:
     engines = results.engines.values()
     domains = sorted({d for stats in engines for d in stats.domains})
     metrics = {d: next(s.domains[d].headline for s in engines if d in s.domains) for d in domains}
-    headers = ["engine", *(f"{d} · {metrics[d]}" for d in domains), "Overall macro",
-               "Overall micro", "items", "failed"]  # fmt: skip
+    headers = [
+        "engine",
+        *(f"{d} · {metrics[d]}" for d in domains),
+        "Overall macro",
+        "Overall micro",
+        "items",
+        "failed",
+    ]
     rows = []
     for name, stats in results.engines.items():
         values = [stats.domains[d].headline_value if d in stats.domains else None for d in domains]
         overall = stats.headline_overall
         cells = [*values, overall.macro, overall.micro]
-        rows.append([name, *("-" if v is None else f"{100 * v:.1f}" for v in cells),
-                     str(stats.items), str(stats.failures)])  # fmt: skip
+        rows.append(
+            [
+                name,
+                *("-" if v is None else f"{100 * v:.1f}" for v in cells),
+                str(stats.items),
+                str(stats.failures),
+            ]
+        )
     return headers, rows
 
 
-def past_row(run: BenchRunRecord) -> list[str]:
+def past_row(run: BenchRun) -> list[str]:
     """One line of the past-runs table."""
     macro = ", ".join(
         f"{name} {100 * value:.1f}"
         for name, value in run.overall_macro().items()
         if value is not None
     )
-    return [str(run.id), run.created_at.strftime("%Y-%m-%d %H:%M"), run.dataset,
-            ", ".join(run.engines), run.status, str(run.item_count), macro]  # fmt: skip
+    return [
+        str(run.id),
+        run.created_at.strftime("%Y-%m-%d %H:%M"),
+        run.dataset,
+        ", ".join(run.engines),
+        run.status,
+        str(run.done),
+        macro,
+    ]
 
 
 class Benchmarks:
-    """Starts runs and reads past ones from the `bench_run` table."""
+    """Starts runs and reads past ones from the run store."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
-        self.store = services.bench_runs
+        self.store = services.runs
 
     def run(self, user: User, request: BenchRequest) -> tuple[BenchResults, Path]:
         """Run the benchmark into a new folder, recorded as a run; returns results and chart path.
@@ -106,26 +126,27 @@ class Benchmarks:
         if request.dataset not in DATASETS and not user.is_admin:
             raise AccessDeniedError("Only admins can benchmark a dataset file from the server.")
         out = new_run_dir(self.services.data_dir, request.engines)
-        config = RunConfig(engines=request.engines, limit=request.limit,
-                           history_mode=request.history_mode, params=request.params)  # fmt: skip
-        judge = Judge(self.services.engine(request.judge, "", None)) if request.judge else None
+        config = RunConfig(
+            engines=request.engines,
+            limit=request.limit,
+            history_mode=request.history_mode,
+            params=request.params,
+        )
+        # The judge menu picks an engine; "" runs it on that engine's default model.
+        judge = self.services.judge(request.judge, "") if request.judge else None
         simulators = self.services.simulator
-        results = record_bench(
-            self.store,
-            lambda run_id: run_bench(
+        spec = BenchRun.new_spec(request.dataset, request.engines, request.judge)
+        with recorded(self.store, BenchRun, spec, out_dir=str(out), owner=user.name) as run:
+            results = run_bench(
                 request.dataset,
                 out,
                 config,
-                lambda name: simulators(name, "", None),
+                # No model box here: the configured model, as `awp bench` without --model.
+                lambda name: simulators(name, chosen_model(None), None),
                 judge,
-                sessions=BenchSessions(self.services.sessions, run_id),
-            ),
-            dataset=request.dataset,
-            engines=request.engines,
-            judge=request.judge,
-            out_dir=str(out),
-            owner=user.name,
-        )
+                sessions=BenchSessions(self.services.sessions, run.id),
+            )
+            run.conclude(*BenchRun.outcome(results))
         return results, out / CHART_FILE
 
     def load(self, run_id: str) -> PastRun:
@@ -141,15 +162,16 @@ class Benchmarks:
             raise BadInputError(
                 f"No benchmark run called {run_id!r}; pick one from the list."
             ) from None
-        record = self.store.get(number)
-        finished = record.status == BenchRunStatus.FINISHED and record.summary
-        results = BenchResults.model_validate(record.summary) if finished else None
-        chart = Path(record.out_dir) / CHART_FILE
-        return PastRun(record, results, chart if chart.is_file() else None)
+        record = self.store.get(BenchRun, number)
+        finished = record.status == RunStatus.FINISHED and record.results
+        results = BenchResults.model_validate(record.results) if finished else None
+        chart = Path(record.out_dir) / CHART_FILE if record.out_dir else None
+        return PastRun(record, results, chart if chart and chart.is_file() else None)
 
     def listing(self) -> tuple[list[list[str]], list[tuple[str, str]]]:
         """Stored runs, newest first: rows for the runs table and (label, id) picker entries."""
-        runs = self.store.list_runs()
-        choices = [(f"#{r.id} {r.dataset}: {', '.join(r.engines)} ({r.status})", str(r.id))
-                   for r in runs]  # fmt: skip
+        runs = self.store.list_runs(BenchRun)
+        choices = [
+            (f"#{r.id} {r.dataset}: {', '.join(r.engines)} ({r.status})", str(r.id)) for r in runs
+        ]
         return [past_row(run) for run in runs], choices

@@ -19,8 +19,16 @@ from ui.renderers.base import esc
 from ui.views import empty, short
 
 HISTORY_SHOWN = 6
-RATE_HEADERS = ["model", "domain", "indistinguishable", "95% interval", "votes", "fooled",
-                "can't tell", "spotted"]  # fmt: skip
+RATE_HEADERS = [
+    "model",
+    "domain",
+    "indistinguishable",
+    "95% interval",
+    "votes",
+    "fooled",
+    "can't tell",
+    "spotted",
+]
 BOARD_HEADERS = ["rank", "contender", "rating", "95% interval", "votes", "won"]
 
 
@@ -65,10 +73,19 @@ def percent(value: float | None) -> str:
 def rate_rows(report: ArenaReport, source: str = "human") -> list[list[Any]]:
     """Indistinguishability per model and domain, `all` first for each model."""
     rows = [
-        [r.model, r.domain, percent(r.rate.rate), f"{percent(r.rate.low)}-{percent(r.rate.high)}",
-         r.rate.votes, r.rate.fooled, r.rate.cannot_tell, r.rate.spotted]
-        for r in report.real if r.source == source
-    ]  # fmt: skip
+        [
+            r.model,
+            r.domain,
+            percent(r.rate.rate),
+            f"{percent(r.rate.low)}-{percent(r.rate.high)}",
+            r.rate.votes,
+            r.rate.fooled,
+            r.rate.cannot_tell,
+            r.rate.spotted,
+        ]
+        for r in report.real
+        if r.source == source
+    ]
     return rows or [["no votes yet", "", "", "", 0, 0, 0, 0]]
 
 

@@ -41,9 +41,12 @@ class ExportRequest:
             raise BadInputError(
                 f"The minimum rating must be between 1 and 5; got {self.min_rating}."
             )
-        return ExportQuery(domain=self.domain or None, since=_since(self.since),
-                           min_rating=self.min_rating,
-                           annotated_only=FORMATS.get(self.format).needs_annotation)  # fmt: skip
+        return ExportQuery(
+            domain=self.domain or None,
+            since=_since(self.since),
+            min_rating=self.min_rating,
+            annotated_only=FORMATS.get(self.format).needs_annotation,
+        )
 
     def filters(self) -> dict[str, object]:
         """The filters as the dataset card records them."""
@@ -88,8 +91,14 @@ class Exporter:
         out = self.services.data_dir / "exports" / f"{request.format}-{stamp}.{kind}"
         out.parent.mkdir(parents=True, exist_ok=True)
         records = self.services.export_records(request.query())
-        return export(request.format, records, out, self.services.export_context,
-                      request.filters(), push.strip() or None)  # fmt: skip
+        return export(
+            request.format,
+            records,
+            out,
+            self.services.export_context,
+            request.filters(),
+            push.strip() or None,
+        )
 
 
 def _require_admin(user: User) -> None:

@@ -1,8 +1,8 @@
 """Many futures from one Playground state: K samples of one action, or several candidate actions.
 
-K samples are ONE batched `Simulator.step_batch` call and are stored as K predictions of one
-step (`record_prediction` for the first, `add_prediction` for the others). Candidate actions
-are one batched call too; each is stored as a one-step branch of its own. Either way the
+K samples are ONE batched step (`backend.stepping.step_batch` with `samples=K`), each scored
+once, and are stored as K predictions of one step (`record_samples`). Candidate actions are one
+batched step too; each is stored as a one-step branch of its own. Either way the
 futures live in `futures` sessions branching from the Playground session at its current step
 (or, before anything is stored, starting with its recorded turns), so the session itself goes
 on unchanged and every future can be found, annotated and exported like any step.
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backend.compare.futures import MAX_CANDIDATES, Spread, sample_requests, spread
+from backend.compare.futures import MAX_CANDIDATES, Spread, spread
 from backend.errors import BadInputError
 from backend.recording import NewSession
 from backend.simulate import Simulator
-from backend.stepping import record_prediction, score
+from backend.stepping import StepOutcome, record_prediction, record_samples, step_batch
 from backend.types import Prediction, SimRequest, Turn
 from storage.models import SessionKind
-from ui.services import EngineChoice, Services
+from ui.services import EngineChoice, Services, chosen_model
 from ui.session import PlaySession, Score
 
 
@@ -64,23 +64,12 @@ class FuturesService:
             BadInputError: k outside 1..8.
         """
         request = session.request(action, choice.history_mode, choice.params)
-        requests = sample_requests(request, k)
-        predictions = self._simulator(choice).step_batch(requests)
+        samples = step_batch(self._simulator(choice), [request], samples=k)[0]
         target, prefix = self._target(session, choice, owner)
-        sessions = self.services.sessions
-        first = record_prediction(sessions, target, requests[0], predictions[0], prefix)
-        futures = [self._future(requests[0], predictions[0], first.prediction_id, first.session_id)]
-        for other, prediction in zip(requests[1:], predictions[1:], strict=True):
-            results = score(other, prediction)
-            prediction_id = sessions.add_prediction(
-                first.step_id, prediction, results,
-                params=other.params, history_mode=other.history_mode,
-            )  # fmt: skip
-            futures.append(self._future(other, prediction, prediction_id, first.session_id))
+        outcomes = record_samples(self.services.sessions, target, samples, prefix)
         previous = session.previous_observation()
-        observations = [p.observation for p in predictions]
-        summary = spread(session.domain, observations, request.reference, previous)
-        return Futures(futures, previous, summary)
+        summary = spread(session.domain, samples, previous)
+        return Futures([self._future(outcome) for outcome in outcomes], previous, summary)
 
     def candidates(
         self, session: PlaySession, actions: list[str], choice: EngineChoice, owner: str
@@ -101,24 +90,33 @@ class FuturesService:
             if problem:
                 raise BadInputError(f"Candidate {number}: {problem}")
             requests.append(session.request(action, choice.history_mode, choice.params))
-        predictions = self._simulator(choice).step_batch(requests)
+        samples = [sample for (sample,) in step_batch(self._simulator(choice), requests)]
+        predictions = [sample.made() for sample in samples]  # one failure stores nothing
         futures = []
-        for request, prediction in zip(requests, predictions, strict=True):
+        for sample, prediction in zip(samples, predictions, strict=True):
             target, prefix = self._target(session, choice, owner)
-            stored = record_prediction(self.services.sessions, target, request, prediction, prefix)
-            futures.append(self._future(request, prediction, stored.prediction_id,
-                                        stored.session_id))  # fmt: skip
+            stored = record_prediction(
+                self.services.sessions, target, sample.request, prediction, prefix, sample.scores
+            )
+            futures.append(self._future(stored))
         return Futures(futures, session.previous_observation())
 
     def _simulator(self, choice: EngineChoice) -> Simulator:
-        return self.services.simulator(choice.engine, choice.model or None, choice.base_url or None)
+        return self.services.simulator(
+            choice.engine, chosen_model(choice.model), choice.base_url or None
+        )
 
     @staticmethod
-    def _future(request: SimRequest, prediction: Prediction, prediction_id: int,
-                session_id: int) -> Future:  # fmt: skip
-        scores = tuple(Score(r.name, r.value) for r in score(request, prediction))
-        return Future(prediction.action, prediction, request.reference, scores, prediction_id,
-                      session_id)  # fmt: skip
+    def _future(outcome: StepOutcome) -> Future:
+        scores = tuple(Score(r.name, r.value) for r in outcome.scores.results)
+        return Future(
+            outcome.prediction.action,
+            outcome.prediction,
+            outcome.request.reference,
+            scores,
+            outcome.prediction_id,
+            outcome.session_id,
+        )
 
     @staticmethod
     def _target(

@@ -138,8 +138,9 @@ class Playground:
         self.services.trajectories.upsert(trajectory)
         goal = f" The agent's task: {trajectory.task}" if trajectory.task else ""
         notice = f"Live {domain} environment started at task {run.task}.{goal} ({run.env.version})"
-        return PlaySession(domain, trajectory, run.initial_state or None, live=handle,
-                           notice=notice)  # fmt: skip
+        return PlaySession(
+            domain, trajectory, run.initial_state or None, live=handle, notice=notice
+        )
 
     @contextmanager
     def _reality(self, session: PlaySession) -> Iterator[tuple[Reality | None, str]]:
@@ -205,7 +206,7 @@ class Playground:
             request.reference,
             request.reference_origin if request.reference is not None else None,
             outcome.prediction,
-            tuple(Score(r.name, r.value) for r in outcome.scores),
+            tuple(Score(r.name, r.value) for r in outcome.scores.results),
             outcome.step_id,
             outcome.prediction_id,
         )

@@ -1,7 +1,8 @@
 """The Rollouts page's service: run a small rollout over the app's engines and sessions.
 
-The page runs what `awp rollout` runs (`backend.envs.sim.rollout.RolloutRunner`), so its
-episodes are the same `rollout` sessions, reaching Replay and Annotate.
+The page runs what `awp rollout` runs (`storage.rollout_runs.record_rollouts` over
+`backend.envs.sim.service`), with the same defaults, so its episodes are the same `rollout`
+sessions (reaching Replay and Annotate) and every run is listed from the run store.
 """
 
 from __future__ import annotations
@@ -9,20 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from backend.engines.base import BASELINES
-from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
-from backend.envs.sim.episode import EnvOptions, backing_named
-from backend.envs.sim.report import EpisodeRow, Summary, summarize
-from backend.envs.sim.rewards import RewardOptions, build_reward
-from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
-from backend.envs.sim.tasks import episode_specs
+from backend.envs.sim.episode import backing_named
+from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.service import RolloutOutcome, RolloutParts, RolloutPlan
 from backend.errors import BadInputError
+from storage.rollout_runs import record_rollouts
+from storage.run_kinds import RolloutRun
 from ui.services import Services
 from ui.users import User
 
-REPLAY = "replay"
 MAX_EPISODES = 8
-AGENT_TOKENS = 96
+PAST_HEADERS = ["run", "date", "domains", "agent", "world model", "env", "status", "episodes"]
 
 
 @dataclass(frozen=True)
@@ -46,11 +44,25 @@ class RolloutRequest:
     env: str
 
 
+def past_row(run: RolloutRun) -> list[str]:
+    """One line of the past-runs table: what ran, how it ended, episodes done of asked."""
+    return [
+        str(run.id),
+        run.created_at.strftime("%Y-%m-%d %H:%M"),
+        ", ".join(run.domains),
+        run.agent,
+        run.world,
+        run.env,
+        run.status,
+        f"{run.done}/{run.total}" if run.total else str(run.done),
+    ]
+
+
 class Rollouts:
-    """Runs rollouts for the page.
+    """Runs rollouts for the page and lists past ones.
 
     Args:
-        services: the app's services (engines, the recorder, the live pool's limits).
+        services: the app's services (engines, the recorder, the run store, the live pool).
     """
 
     def __init__(self, services: Services) -> None:
@@ -58,8 +70,8 @@ class Rollouts:
 
     def run(
         self, user: User, request: RolloutRequest, progress: Callable[[EpisodeRow], None]
-    ) -> tuple[list[EpisodeRow], Summary]:
-        """Run the episodes; each is stored as a `rollout` session.
+    ) -> RolloutOutcome:
+        """Run the episodes under a run record; each is stored as a `rollout` session.
 
         Raises:
             BadInputError: too many episodes, an unknown choice, or shadow without live
@@ -74,26 +86,25 @@ class Rollouts:
         if backing == "shadow" and pool is None:
             raise BadInputError("Live environments are switched off on this server.")
         defaults = self.services.defaults
-        simulator = self.services.simulator(request.engine, None, None)
-        options = EnvOptions(
-            backing=backing,
-            max_steps=request.max_steps,
+        engines = self.services.engine
+        parts = RolloutParts(
+            world=self.services.simulator(request.engine, None, None),
+            engines=lambda name, model: engines(name, model, None),
             params=defaults.params,
             history_mode=defaults.history_mode,
             live_config=pool.config if pool is not None else None,
+            recorder=self.services.sessions,
+            trajectories=self.services.trajectories,
         )
-        reward = build_reward("reference", RewardOptions())
-        runner = RolloutRunner(simulator, reward, options, self.services.sessions)
-        agent = self._agent(request.agent)
-        config = RolloutConfig(episodes=request.episodes, batch=request.episodes)
-        rows = runner.run(agent, episode_specs(request.domain), config, progress)
-        world = f"{simulator.engine.name}:{simulator.engine.model}"
-        return rows, summarize(rows, request.env, agent.name, world, "reference@1")
+        plan = RolloutPlan(
+            domains=(request.domain,),
+            agent=request.agent,
+            episodes=request.episodes,
+            backing=backing,
+            max_steps=request.max_steps,
+        )
+        return record_rollouts(self.services.runs, plan, parts, progress, owner=user.name)
 
-    def _agent(self, name: str) -> Agent:
-        if name == REPLAY:
-            return ReplayAgent()
-        if name in BASELINES:
-            raise BadInputError("A baseline cannot act as an agent: pick replay or a model.")
-        params = self.services.defaults.params.model_copy(update={"max_new_tokens": AGENT_TOKENS})
-        return EngineAgent(self.services.engine(name, None, None), params)
+    def listing(self) -> list[list[str]]:
+        """Stored rollout runs, newest first, as rows of the past-runs table."""
+        return [past_row(run) for run in self.services.runs.list_runs(RolloutRun)]

@@ -1,6 +1,6 @@
 """What the pages call: the simulator factory, the stores and the defaults, in one container.
 
-`app.web` builds a `Services` from the settings; pages receive it and never build services
+`app.web` builds a `Services` from the app context; pages receive it and never build services
 themselves, so tests can hand in the same objects over a temporary database.
 """
 
@@ -10,13 +10,16 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
 from backend.compare.agreement_report import AgreementReport
 from backend.compare.contenders import Contender
-from backend.engines.base import Engine
+from backend.engines.base import Engine, engine_spec
+
+# Re-exported: the pages that resolve a model box themselves import the rule from here.
+from backend.engines.base import chosen_model as chosen_model
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
@@ -31,21 +34,34 @@ from storage.annotations import (
     DomainProgress,
 )
 from storage.arena import ArenaStore
-from storage.bench_runs import BenchRunStore
 from storage.export_source import ExportQuery
+from storage.runs import RunStore
 from storage.sessions import SessionStore
-from storage.train_runs import TrainRunStore
 from storage.trajectories import TrajectoryStore
 from ui.users import AccessDeniedError, Identify, User
 
-IN_PROCESS_ENGINES = frozenset({"transformers", "vllm"})
-"""Engines that load a model into this process (their `model` is a local folder)."""
-
 SimulatorFactory = Callable[[str, str | None, str | None], Simulator]
-"""(engine name, model or None for the configured one, server URL or None) -> a simulator."""
+"""(engine name, model, server URL or None) -> a simulator.
+
+An empty or None model is the configured one: the factory applies `chosen_model` itself, so a
+page hands the model box over as typed.
+"""
+
 
 EngineFactory = Callable[[str, str | None, str | None], Engine]
 """The same arguments -> the (cached) engine itself, e.g. to act as a judge."""
+
+
+class JudgeFactory(Protocol):
+    """Builds the rubric judge (`app.context.AppContext.judge`).
+
+    With no engine name the configured judge (`AWP_JUDGE_*`), else the named engine with
+    `model` (None: the configured model; "": the engine's default).
+    """
+
+    def __call__(self, name: str | None = None, model: str | None = None) -> Judge:
+        """The judge on engine `name` (the configured one when None)."""
+        ...
 
 
 class ModelSlot:
@@ -77,7 +93,7 @@ class EngineChoice:
 
     Attributes:
         engine: engine registry name.
-        model: model id ("" for the engine's default).
+        model: model id; "" for the configured one (see `chosen_model`).
         base_url: OpenAI-compatible server URL (openai engine).
         history_mode: which observations the model sees as history.
         params: sampling parameters.
@@ -157,7 +173,7 @@ class Services:
         engines: engine names offered in the engine menus.
         trajectories: stored trajectories (the bundled recordings are loaded at start).
         sessions: the session recorder.
-        bench_runs: benchmark runs, listed on the Benchmark page.
+        runs: benchmark, training and rollout runs, listed on their pages.
         queue: the annotation review queue.
         annotations: the annotation store.
         progress: annotation progress readers.
@@ -168,14 +184,14 @@ class Services:
         arena: "Which one is real?" and arena votes.
         agreement: reads the judge-versus-people agreement report.
         contenders: what arena battles draw from.
-        judge: builds the rubric judge of the "Judge this" buttons.
+        judge: builds the rubric judge: with no arguments the one of the "Judge this" buttons.
         judge_item: a stored prediction as a judge item.
         bootstrap_rounds: resamples behind each arena rating interval.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
         live: the live environments lent to browser sessions (None when switched off).
-        train_runs: training runs, listed on the Train page (None: no training here).
-        start_training: starts a training run in the background (config, owner).
+        start_training: starts a training run in the background (config, owner); None: no
+            training here.
         tuned_model: the model folder the Playground's transformers engine uses by default.
     """
 
@@ -186,7 +202,7 @@ class Services:
     engines: tuple[str, ...]
     trajectories: TrajectoryStore
     sessions: SessionStore
-    bench_runs: BenchRunStore
+    runs: RunStore
     queue: AnnotationQueue
     annotations: AnnotationStore
     progress: Progress
@@ -197,13 +213,12 @@ class Services:
     arena: ArenaStore
     agreement: Callable[[], AgreementReport]
     contenders: tuple[Contender, ...]
-    judge: Callable[[], Judge]
+    judge: JudgeFactory
     judge_item: Callable[[int], JudgeItem]
     bootstrap_rounds: int = 100
     simulate_concurrency: int = 1
     hf_login: bool = False
     live: LivePool | None = None
-    train_runs: TrainRunStore | None = None
     start_training: Callable[[TrainConfig, str | None], None] | None = None
     tuned_model: ModelSlot = field(default_factory=ModelSlot)
 
@@ -229,7 +244,7 @@ class Services:
         if choice.base_url and choice.base_url != self.defaults.base_url:
             raise AccessDeniedError("Only admins can point the engine at another server.")
         if choice.model and choice.model != self.defaults.model:
-            if choice.engine in IN_PROCESS_ENGINES:
+            if engine_spec(choice.engine).capabilities.in_process:
                 raise AccessDeniedError("Only admins can load another local model.")
             raise AccessDeniedError(
                 f"Only admins can choose another model than the configured one "

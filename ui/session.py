@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from backend.domains.base import get_domain
 from backend.errors import AWPError
+from backend.grounding.transitions import own_recording
 from backend.history import state_before
 from backend.recording import NewSession
 from backend.simulate import canonical
@@ -154,7 +155,7 @@ class PlaySession:
         """The self-contained request for the next action, in canonical text.
 
         The recording's next observation is its reference when the action is the recording's
-        next one.
+        next one. Grounding never shows the session its own recording (`grounding_exclude`).
 
         Raises:
             BadActionError: the action does not follow the domain's format.
@@ -169,6 +170,7 @@ class PlaySession:
                 action=action,
                 history_mode=mode,
                 params=params,
+                grounding_exclude=own_recording(self.trajectory.id if self.trajectory else None),
             )
         )
         turn = self.recorded_next()

@@ -1,7 +1,8 @@
 """Training runs from the UI: start a run in the background, read its progress from SQL.
 
 Runs go through `app.training.run_training` (handed in as `Services.start_training`), the same
-code as `awp train`, so every run is a `train_run` row and a folder under `<data dir>/train/`.
+code as `awp train`, so every run is a training record of the run store and a folder under
+`<data dir>/train/`.
 Only admins train or change the Playground's model.
 """
 
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 
 from backend.training.config import TrainConfig
 from backend.training.evaluate import EvalTable, format_eval_table
-from storage.train_runs import TrainRunRecord
+from storage.run_kinds import TrainRun
 from ui.services import Services
 from ui.users import AccessDeniedError, User
 
@@ -46,7 +47,7 @@ def start(services: Services, user: User, request: TrainRequest) -> str:
         BadInputError: training is not available in this server.
     """
     _admin(user)
-    if services.start_training is None or services.train_runs is None:
+    if services.start_training is None:
         from backend.errors import BadInputError
 
         raise BadInputError("Training is not available in this server.")
@@ -68,23 +69,23 @@ def start(services: Services, user: User, request: TrainRequest) -> str:
     return f"Started {request.method} on {request.data}; it writes to `{out}`."
 
 
-def run_rows(runs: list[TrainRunRecord]) -> list[list[str]]:
+def run_rows(runs: list[TrainRun]) -> list[list[str]]:
     """The runs table, newest first."""
     rows = []
     for run in runs:
         loss = f"{run.losses[-1][1]:.3f}" if run.losses else ""
         rate = f"{run.tokens_per_s:.0f}" if run.tokens_per_s else ""
-        step = f"{run.step}/{run.max_steps}" if run.max_steps else str(run.step)
+        step = f"{run.done}/{run.total}" if run.total else str(run.done)
         date = run.created_at.strftime("%Y-%m-%d %H:%M")
         rows.append([str(run.id), date, run.method, run.data_source, run.status, step, loss, rate])
     return rows
 
 
-def run_report(run: TrainRunRecord) -> str:
+def run_report(run: TrainRun) -> str:
     """Status, progress and (once finished) the before/after table of one run, as Markdown."""
     lines = [f"**Run #{run.id}** ({run.method} on {run.data_source}): {run.status}.", ""]
-    if run.max_steps:
-        lines += [f"Step {run.step} of {run.max_steps}.", ""]
+    if run.total:
+        lines += [f"Step {run.done} of {run.total}.", ""]
     if run.message:
         lines.append(f"Stopped: {run.message}")
     if run.eval_table:
@@ -96,7 +97,7 @@ def run_report(run: TrainRunRecord) -> str:
     return "\n".join(lines)
 
 
-def use_model(services: Services, user: User, run: TrainRunRecord) -> str:
+def use_model(services: Services, user: User, run: TrainRun) -> str:
     """Make a finished run's model the Playground's transformers model.
 
     Raises:

@@ -24,8 +24,23 @@ def chip(label: str, value: str, tone: str = "") -> str:
     return f'<span class="{cls}"><b>{esc(label)}</b> {esc(value)}</span>'
 
 
+def grounding_chip(grounded_by: list[str]) -> str:
+    """The chip "grounded by N real steps", each source id in its tooltip ("" when not grounded)."""
+    if not grounded_by:
+        return ""
+    steps = "step" if len(grounded_by) == 1 else "steps"
+    sources = esc("\n".join(grounded_by))
+    return (
+        f'<span class="awp-chip" title="{sources}"><b>grounded</b> by {len(grounded_by)} '
+        f"real {steps}</span>"
+    )
+
+
 def status_html(prediction: Prediction | None, note: str = "") -> str:
-    """Engine, finish reason, tokens and latency of a prediction; warns when the budget ran out."""
+    """Engine, finish reason, tokens and latency of a prediction; warns when the budget ran out.
+
+    A grounded prediction also says how many real steps it was shown, naming their sources.
+    """
     if prediction is None:
         return f'<div class="awp-status">{esc(note)}</div>' if note else ""
     finish_tone = "warn" if prediction.finish_reason == "length" else ""
@@ -34,6 +49,7 @@ def status_html(prediction: Prediction | None, note: str = "") -> str:
         chip("finish", prediction.finish_reason, finish_tone),
         chip("tokens", f"{prediction.prompt_tokens} in / {prediction.completion_tokens} out"),
         chip("latency", f"{prediction.latency_s:.2f} s"),
+        grounding_chip(prediction.grounded_by),
     ]
     if prediction.diagnostics.empty_extraction:
         chips.append(chip("output", "empty observation", "bad"))

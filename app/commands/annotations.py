@@ -5,22 +5,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from app.settings import Settings
+from app.context import build_context
 from backend.errors import BadInputError
 
 annotations_app = typer.Typer(
     help="Annotations: import corrections, list them, show progress.", no_args_is_help=True
 )
-
-
-def _database() -> Any:
-    from storage.migrate import open_database
-
-    return open_database(Settings().resolved_database_url())
 
 
 @annotations_app.command("import")
@@ -33,16 +27,14 @@ def import_file(
     `verdict` is accept, reject or cannot_tell, by the same rules as the Annotate page. Every
     line is validated first; one bad line refuses the whole file, listing the bad lines.
     """
-    from storage.annotations import AnnotationStore, parse_import_file
+    from storage.annotations import parse_import_file
 
     rows = parse_import_file(file)
-    database = _database()
-    try:
-        result = AnnotationStore(database.session_factory).import_rows(rows, source=source)
-    except BadInputError as exc:
-        raise BadInputError(f"{file}: {exc}") from None
-    finally:
-        database.dispose()
+    with build_context() as context:
+        try:
+            result = context.annotations.import_rows(rows, source=source)
+        except BadInputError as exc:
+            raise BadInputError(f"{file}: {exc}") from None
     typer.echo(
         f"Imported {len(rows)} rows from {file}: {result.created} new annotations, "
         f"{result.updated} updated (earlier versions kept in the history)."
@@ -58,15 +50,8 @@ def list_annotations(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
     """List stored annotations, most recently edited first."""
-    from storage.annotations import AnnotationStore
-
-    database = _database()
-    try:
-        found = AnnotationStore(database.session_factory).list_annotations(
-            prediction, annotator, domain, limit
-        )
-    finally:
-        database.dispose()
+    with build_context() as context:
+        found = context.annotations.list_annotations(prediction, annotator, domain, limit)
     for record in found:
         if as_json:
             typer.echo(json.dumps(asdict(record), default=str, ensure_ascii=False))
@@ -90,13 +75,11 @@ def progress(
     """Show annotation progress per domain and annotator, and inter-annotator agreement."""
     from storage.annotations import agreement, annotator_progress, domain_progress
 
-    database = _database()
-    try:
-        domains = domain_progress(database.session_factory)
-        people = annotator_progress(database.session_factory, annotator)
-        overall, by_domain = agreement(database.session_factory, annotator)
-    finally:
-        database.dispose()
+    with build_context() as context:
+        factory = context.database.session_factory
+        domains = domain_progress(factory)
+        people = annotator_progress(factory, annotator)
+        overall, by_domain = agreement(factory, annotator)
     for d in domains:
         typer.echo(
             f"{d.domain}: {d.annotated}/{d.predictions} predictions annotated, "
@@ -131,11 +114,8 @@ def agreement_report(
     """
     from storage.agreement import agreement
 
-    database = _database()
-    try:
-        report = agreement(database.session_factory, worst)
-    finally:
-        database.dispose()
+    with build_context() as context:
+        report = agreement(context.database.session_factory, worst)
     if as_json:
         typer.echo(json.dumps(report.as_json(), indent=2))
         return

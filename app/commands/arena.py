@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from app.commands.options import JudgeBaseUrl, JudgeModel
-from app.settings import Settings
+from app.context import build_context
 
 if TYPE_CHECKING:
     from backend.compare.report import ArenaReport
@@ -63,21 +63,15 @@ def report(
 ) -> None:
     """Indistinguishability per model and domain, leaderboards, and the judge against people."""
     from backend.compare.report import arena_report
-    from storage.arena import ArenaStore
-    from storage.migrate import open_database
 
-    settings = Settings()
-    database = open_database(settings.resolved_database_url())
-    try:
-        store = ArenaStore(database.session_factory)
+    with build_context() as context:
+        store = context.arena
         result = arena_report(
             store.real_counts(),
             store.battle_counts(),
             store.judge_human_counts(),
-            settings.arena_bootstrap_rounds if rounds is None else rounds,
+            context.settings.arena_bootstrap_rounds if rounds is None else rounds,
         )
-    finally:
-        database.dispose()
     if as_json:
         typer.echo(json.dumps(result.as_json(), indent=2))
     else:
@@ -93,14 +87,11 @@ def judge(
     limit: Annotated[int | None, typer.Option(help="At most this many battles.", min=1)] = None,
 ) -> None:
     """Let the LLM judge vote on the battles people voted on ("which is closer to the truth?")."""
-    from app.context import AppContext
     from backend.compare.judge_votes import PairItem, judge_pairs
-    from storage.arena import ArenaStore
 
-    context = AppContext(Settings())
-    try:
+    with build_context() as context:
         engine = context.engine(judge_engine, judge_model, judge_base_url)
-        store = ArenaStore(context.database.session_factory)
+        store = context.arena
         voter = f"judge:{engine.name}:{engine.model}"
         pairs = store.pairs_to_judge(voter, domain, limit)
         items = [
@@ -121,8 +112,6 @@ def judge(
             if verdict.chosen is not None:
                 store.vote_pair(pair, voter, verdict.chosen, source="judge")
                 voted += 1
-    finally:
-        context.close()
     typer.echo(
         f"{voter} voted on {voted} of {len(pairs)} battles"
         + (f" ({len(pairs) - voted} answers without a choice)." if voted < len(pairs) else ".")

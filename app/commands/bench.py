@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from app.commands.options import JudgeBaseUrl, JudgeMaxNewTokens, JudgeModel, JudgePrompts
-from app.settings import Settings
+from app.commands.options import (
+    GroundingK,
+    GroundingTokens,
+    JudgeBaseUrl,
+    JudgeMaxNewTokens,
+    JudgeModel,
+    JudgePrompts,
+)
+from app.context import build_context
 from backend.types import HistoryMode
-
-if TYPE_CHECKING:
-    from app.context import AppContext
-    from backend.scoring.judge import Judge
 
 
 def bench(
@@ -30,6 +33,13 @@ def bench(
     judge_base_url: JudgeBaseUrl = None,
     judge_prompts: JudgePrompts = None,
     judge_max_new_tokens: JudgeMaxNewTokens = None,
+    official_judge: Annotated[
+        bool,
+        typer.Option(
+            help="Judge exactly as the official `eval.py judge` does: its judge prompts and user "
+            "template, read from the --judge-prompts folder of a QwenLM/Qwen-AgentWorld checkout."
+        ),
+    ] = False,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     concurrency: Annotated[
         int | None, typer.Option(help="Items per batch / requests in flight.", min=1)
@@ -47,75 +57,102 @@ def bench(
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out, skipping finished items.")
     ] = False,
+    grounding: Annotated[
+        bool,
+        typer.Option(
+            help="Show each item the most similar real transitions of OTHER recordings. Off by "
+            "default: the official prompt keeps the numbers comparable with published ones."
+        ),
+    ] = False,
+    grounding_k: GroundingK = None,
+    grounding_tokens: GroundingTokens = None,
+    push: Annotated[
+        str | None,
+        typer.Option(
+            help="Then write the Hub's evaluation results (.eval_results/) beside a model card "
+            "in OUT/hub and upload them to this model repository."
+        ),
+    ] = None,
+    results_dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="The Hub benchmark the results are for (default: Qwen/AgentWorldBench for "
+            "AgentWorldBench rows)."
+        ),
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Hub token (default: HF_TOKEN or `hf auth login`).")
+    ] = None,
 ) -> None:
     """Benchmark engines (baselines `persistence` and `oracle` included) over a dataset."""
-    from app.context import AppContext
     from backend.benchmark.report import format_table
     from backend.benchmark.runner import RunConfig
     from backend.benchmark.service import new_run_dir, run_bench
     from backend.benchmark.sessions import BenchSessions
     from backend.errors import BadInputError
-    from storage.bench_runs import record_bench
+    from storage.run_kinds import BenchRun
+    from storage.run_lifecycle import recorded
 
     if history_mode is HistoryMode.CLOSED_LOOP:
         raise BadInputError("awp bench runs teacher_forced or blind; closed_loop needs rollouts.")
+    if push:
+        from backend.integrations.hub_results import publishing_target
+
+        publishing_target(engine, dataset, results_dataset)
+    if official_judge and not judge:
+        raise BadInputError("--official-judge needs --judge: the engine that grades.")
     if resume and out is None:
         raise BadInputError("--resume needs --out: the folder of the run to continue.")
-    overrides: dict[str, Any] = {"concurrency": concurrency, "max_new_tokens": max_new_tokens}
-    settings = Settings(**{key: value for key, value in overrides.items() if value is not None})
-    config = RunConfig(
-        engines=engine,
-        concurrency=settings.concurrency,
-        limit=limit,
-        history_mode=history_mode,
-        params=settings.sampling(),
-    )
-    out = out or new_run_dir(settings.data_dir, engine)
-    context = AppContext(settings)
-    try:
-        grader = build_judge(
-            context, judge, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
+    with build_context(
+        concurrency=concurrency,
+        max_new_tokens=max_new_tokens,
+        grounding_k=grounding_k,
+        grounding_tokens=grounding_tokens,
+    ) as context:
+        settings = context.settings
+        config = RunConfig(
+            engines=engine,
+            concurrency=settings.concurrency,
+            limit=limit,
+            history_mode=history_mode,
+            params=settings.sampling(),
         )
-        results = record_bench(
-            context.bench_runs,
-            lambda run_id: run_bench(
+        out = out or new_run_dir(settings.data_dir, engine)
+        # --judge picks the engine; --judge-model left out means AWP_MODEL on it.
+        grader = (
+            context.judge(
+                judge,
+                judge_model,
+                judge_base_url,
+                judge_prompts,
+                judge_max_new_tokens,
+                official=official_judge,
+            )
+            if judge
+            else None
+        )
+        spec = BenchRun.new_spec(dataset, engine, judge)
+        out_dir = str(out.resolve())
+        with recorded(context.runs, BenchRun, spec, out_dir=out_dir, resume=resume) as run:
+            results = run_bench(
                 dataset,
                 out,
                 config,
-                lambda name: context.simulator(name, model, base_url),
+                lambda name: context.simulator(name, model, base_url, grounding),
                 grader,
                 resume,
-                BenchSessions(context.sessions, run_id),
-            ),
-            dataset=dataset,
-            engines=engine,
-            judge=judge,
-            out_dir=str(out.resolve()),
-            resume=resume,
-        )
-    finally:
-        context.close()
+                BenchSessions(context.sessions, run.id),
+            )
+            run.conclude(*BenchRun.outcome(results))
     typer.echo(format_table(results))
     typer.echo(f"\nWrote {out / 'results.json'}, {out / 'items.jsonl'}, {out / 'per_domain.png'}")
+    if push:
+        from backend.export.hub import push_export
+        from backend.integrations.hub_results import publish_bench
 
-
-def build_judge(
-    context: AppContext,
-    name: str | None,
-    model: str | None,
-    base_url: str | None,
-    prompts_dir: Path | None,
-    max_new_tokens: int | None,
-) -> Judge | None:
-    """The rubric judge on engine `name` (None when no judge was asked for)."""
-    from backend.scoring.judge import JUDGE_PARAMS, Judge
-    from backend.scoring.judge_library import JudgePromptLibrary
-
-    if not name:
-        return None
-    budget = max_new_tokens or JUDGE_PARAMS.max_new_tokens
-    params = JUDGE_PARAMS.model_copy(update={"max_new_tokens": budget})
-    return Judge(context.engine(name, model, base_url), JudgePromptLibrary(prompts_dir), params)
+        folder, card = publish_bench(results, out, dataset, results_dataset)
+        typer.echo(f"Wrote the Hub's evaluation results to {folder}")
+        typer.echo(f"Pushed to {push_export(folder, push, token, card, repo_type='model')}")
 
 
 def register(cli: typer.Typer) -> None:

@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 
-from app.context import AppContext
-from app.settings import Settings
+from app.context import build_context
 from backend.types import Trajectory
 
 import_cli = typer.Typer(help="Import trajectories into the database.", no_args_is_help=True)
@@ -18,11 +17,8 @@ import_cli = typer.Typer(help="Import trajectories into the database.", no_args_
 
 def store(trajectories: Iterable[Trajectory]) -> int:
     """Store trajectories (a list or a lazy stream) in batches; returns how many were stored."""
-    context = AppContext(Settings())
-    try:
+    with build_context() as context:
         return context.trajectories.upsert_many(trajectories)
-    finally:
-        context.close()
 
 
 def print_counts(label: str, counts: Counter[str], total_label: str) -> None:
@@ -75,6 +71,30 @@ def import_recorded(
     print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")
 
 
+def trajectory_command(name: str, description: str) -> None:
+    """Add `awp import NAME PATH`: a trajectory format's file stored as trajectories."""
+
+    def run(
+        path: Annotated[Path, typer.Argument(help="The file to import.")],
+        domain: Annotated[
+            str | None, typer.Option(help="The trajectories' domain (default: from their tools).")
+        ] = None,
+    ) -> None:
+        from backend.data.formats import TRAJECTORY_FORMATS
+
+        trajectories = TRAJECTORY_FORMATS.get(name).read(path, domain)
+        store(trajectories)
+        typer.echo(f"Imported {len(trajectories)} {name} trajectories from {path}:")
+        print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")
+
+    run.__doc__ = f"Import {description}"
+    import_cli.command(name)(run)
+
+
 def register(cli: typer.Typer) -> None:
     """Add the `import` command group to the CLI."""
+    from backend.data.formats import TRAJECTORY_FORMATS
+
+    for name, fmt in TRAJECTORY_FORMATS.items():
+        trajectory_command(name, fmt.description)
     cli.add_typer(import_cli, name="import")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 
-from app.settings import Settings
+from app.context import build_context
 
 db_app = typer.Typer(help="Database schema: upgrade it, show its revision.", no_args_is_help=True)
 
@@ -24,7 +24,8 @@ def upgrade(
     from storage.migrate import current_revision
     from storage.migrate import upgrade as run_upgrade
 
-    url = Settings().resolved_database_url()
+    with build_context() as context:
+        url = context.settings.resolved_database_url()
     run_upgrade(url, revision)
     typer.echo(f"{_shown(url)} is at revision {current_revision(url)}.")
 
@@ -34,7 +35,8 @@ def current() -> None:
     """Show the database's schema revision and whether it matches this code."""
     from storage.migrate import current_revision, head_revision
 
-    url = Settings().resolved_database_url()
+    with build_context() as context:
+        url = context.settings.resolved_database_url()
     revision, head = current_revision(url), head_revision()
     if revision == head:
         state = "up to date"

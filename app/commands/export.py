@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from app.settings import Settings
+from app.context import build_context
 from backend.errors import BadInputError
 
 
@@ -32,10 +32,16 @@ def parse_since(value: str | None) -> datetime | None:
 
 def export(
     export_format: Annotated[
-        str, typer.Option("--format", help="sft, dpo, kto, cpt, reward or agentworldbench.")
+        str,
+        typer.Option(
+            "--format", help="sft, dpo, kto, cpt, reward, agentworldbench, atif or inspect."
+        ),
     ],
     out: Annotated[
-        Path, typer.Option(help="Output: .jsonl, .parquet, or a folder (datasets save_to_disk).")
+        Path,
+        typer.Option(
+            help="Output: .jsonl, .parquet, or a folder (datasets save_to_disk); .eval for inspect."
+        ),
     ],
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     since: Annotated[
@@ -53,16 +59,13 @@ def export(
     ] = None,
 ) -> None:
     """Export stored data for RL and fine-tuning, streaming (memory flat in the row count)."""
-    from backend.domains.prompts import PromptLibrary
     from backend.export.builders import FORMATS
     from backend.export.records import ExportContext
     from backend.export.service import export as run_export
     from storage.export_source import ExportQuery, iter_export_records
-    from storage.migrate import open_database
 
     if min_rating is not None and not 1 <= min_rating <= 5:
         raise BadInputError(f"--min-rating must be between 1 and 5; got {min_rating}.")
-    settings = Settings()
     chosen = FORMATS.get(export_format)
     query = ExportQuery(
         domain=domain,
@@ -70,15 +73,11 @@ def export(
         min_rating=min_rating,
         annotated_only=chosen.needs_annotation,
     )
-    prompts = PromptLibrary(settings.prompts_dir)
-    ctx = ExportContext(system_prompt=prompts.system_prompt)
     filters = {"domain": domain, "since": since, "min_rating": min_rating}
-    database = open_database(settings.resolved_database_url())
-    try:
-        records = iter_export_records(database.session_factory, query)
+    with build_context() as context:
+        ctx = ExportContext(system_prompt=context.prompts.system_prompt)
+        records = iter_export_records(context.database.session_factory, query)
         summary = run_export(chosen.name, records, out, ctx, filters, push, token)
-    finally:
-        database.dispose()
     typer.echo(f"Wrote {summary.rows} {summary.format} rows to {summary.path} ({summary.kind}).")
     if summary.pushed_to:
         typer.echo(f"Pushed to {summary.pushed_to}")

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from app.commands.options import JudgeBaseUrl, JudgeMaxNewTokens, JudgeModel, JudgePrompts
-from app.settings import Settings
+from app.context import build_context
 
 
 def judge(
@@ -28,18 +28,16 @@ def judge(
     Verdicts are stored as `judge.<dimension>` scores of each prediction, where the agreement
     report (`awp annotations agreement`) meets them with people's ratings.
     """
-    from app.commands.bench import build_judge
-    from app.context import AppContext
     from backend.compare.judging import judge_stored
     from storage.judging import items_to_judge
 
-    context = AppContext(Settings())
-    try:
-        grader = build_judge(
-            context, judge_engine, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
+    if not judge_engine:
+        raise typer.BadParameter("--judge names no engine")
+    with build_context() as context:
+        # --judge picks the engine; --judge-model left out means AWP_MODEL on it.
+        grader = context.judge(
+            judge_engine, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
         )
-        if grader is None:
-            raise typer.BadParameter("--judge names no engine")
         factory = context.database.session_factory
         items = items_to_judge(factory, domain, engine, limit, rejudge)
         graded = failed = 0
@@ -49,8 +47,6 @@ def judge(
                 typer.echo(f"prediction {prediction_id}: no verdict ({result.error})", err=True)
             else:
                 graded += 1
-    finally:
-        context.close()
     typer.echo(
         f"Judged {graded} of {len(items)} predictions with {judge_engine}"
         + (f"; {failed} answers had no usable verdict." if failed else ".")

@@ -12,15 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
-from app.context import AppContext
+from app.context import AppContext, build_context
 from app.settings import Settings
+from backend.domains.base import all_domains
 from backend.envs.live.base import LIVE
 from backend.envs.live.run import LiveRun, live_source, unavailable
 from backend.errors import AWPError, BadInputError, LiveEnvironmentError
 from storage.records import StoredSession
 
 live_app = typer.Typer(help="Live environments: list their tasks.", no_args_is_help=True)
-DOMAINS = ("terminal", "swe", "mcp", "web", "android")
 
 
 def open_run(
@@ -69,19 +69,23 @@ def resume_run(settings: Settings, context: AppContext, stored: StoredSession) -
 def tasks(
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
 ) -> None:
-    """List each live environment's tasks (start states), or why it cannot run here."""
+    """List each live environment's tasks (start states) and their checks, or why one cannot run."""
     from backend.envs.live import load_builtin_live
 
     load_builtin_live()
-    for name in [domain] if domain else DOMAINS:
+    listed_domains = [d.name for d in all_domains() if d.live or d.recorded_only]
+    for name in [domain] if domain else listed_domains:
         reason = unavailable(name)
         if reason:
             typer.echo(f"{name}: not available here. {reason}")
             continue
         listed = LIVE.get(name).tasks()
-        typer.echo(f"{name}: {len(listed)} tasks")
+        checked = sum(task.check is not None for task in listed)
+        typer.echo(f"{name}: {len(listed)} tasks, {checked} with a success check")
         for task in listed:
             typer.echo(f"  {task.name:<34} {task.description}")
+            if task.check is not None:
+                typer.echo(f"  {'':<34} check: {task.check.description}")
 
 
 def read_actions(path: Path) -> list[str]:
@@ -120,28 +124,26 @@ def record(
     from backend.data.agentworldbench import trajectory_to_rows
     from backend.domains.base import get_domain
 
-    settings = Settings()
     given = read_actions(actions)
-    context = AppContext(settings)
-    run = open_run(settings, domain, task)
-    try:
-        check = get_domain(domain).validate
-        for number, action in enumerate(given, start=1):
-            try:
-                run.act(check(action, run.prompt_context()))
-            except AWPError as exc:
-                raise BadInputError(f"{actions}: action {number}: {exc}") from None
-        trajectory = run.trajectory()
-    finally:
-        run.close()
-    context.trajectories.upsert(trajectory)
-    system = context.prompts.system_prompt(domain, trajectory.prompt_context())
+    with build_context() as context:
+        run = open_run(context.settings, domain, task)
+        try:
+            check = get_domain(domain).validate
+            for number, action in enumerate(given, start=1):
+                try:
+                    run.act(check(action, run.prompt_context()))
+                except AWPError as exc:
+                    raise BadInputError(f"{actions}: action {number}: {exc}") from None
+            trajectory = run.trajectory()
+        finally:
+            run.close()
+        context.trajectories.upsert(trajectory)
+        system = context.prompts.system_prompt(domain, trajectory.prompt_context())
     rows = trajectory_to_rows(trajectory, system)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    context.close()
     rewards = [r for r in trajectory.metadata.get("rewards", []) if r is not None]
     reward = f"; environment reward {sum(rewards):g}" if rewards else ""
     typer.echo(

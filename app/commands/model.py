@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from app.settings import Settings
+from app.context import AppContext, build_context
 
 model_cli = typer.Typer(help="Manage the embedded default model.", no_args_is_help=True)
 
@@ -35,28 +35,29 @@ def prepare(
     """Convert the embedded SmolLM2 GGUF into a safetensors folder in the data directory."""
     from backend.engines.embedded import prepare_embedded_model
 
-    settings = Settings()
-    started = time.perf_counter()
-    path = prepare_embedded_model(settings.data_dir)
-    typer.echo(f"Embedded model ready at {path} ({time.perf_counter() - started:.1f}s).")
-    if tuned:
-        folder = prepare_tuned(settings, max_steps)
-        typer.echo(f"Tuned model ready at {folder}; use it with AWP_ENGINE=transformers "
-                   f"AWP_MODEL={folder}")  # fmt: skip
+    with build_context() as context:
+        started = time.perf_counter()
+        path = prepare_embedded_model(context.settings.data_dir)
+        typer.echo(f"Embedded model ready at {path} ({time.perf_counter() - started:.1f}s).")
+        if not tuned:
+            return
+        folder = prepare_tuned(context, max_steps)
+        typer.echo(
+            f"Tuned model ready at {folder}; use it with AWP_ENGINE=transformers AWP_MODEL={folder}"
+        )
 
 
-def prepare_tuned(settings: Settings, max_steps: int | None = None) -> str:
+def prepare_tuned(context: AppContext, max_steps: int | None = None) -> str:
     """Train the tuned embedded model once (on every recording: no held-out split).
 
     A finished tuned model is reused, so a second call returns at once; an interrupted one
     resumes from its last checkpoint.
     """
-    from app.context import AppContext
     from app.training import run_training
     from backend.training.config import TrainConfig
     from backend.training.results import MODEL_DIR, RESULTS_FILE
 
-    out = settings.data_dir / "models" / TUNED_RUN
+    out = context.settings.data_dir / "models" / TUNED_RUN
     if (out / RESULTS_FILE).exists():
         return str(out / MODEL_DIR)
     config = TrainConfig(
@@ -68,11 +69,7 @@ def prepare_tuned(settings: Settings, max_steps: int | None = None) -> str:
         eval_split=0.0,
         resume=out.exists(),
     )
-    context = AppContext(settings)
-    try:
-        return run_training(context, config).model_dir
-    finally:
-        context.close()
+    return run_training(context, config).model_dir
 
 
 def register(cli: typer.Typer) -> None:

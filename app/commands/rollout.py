@@ -8,6 +8,14 @@ from typing import Annotated
 
 import typer
 
+from backend.envs.sim.defaults import (
+    AGENT_MAX_NEW_TOKENS,
+    DEFAULT_BATCH,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_REWARD,
+    REPLAY,
+)
+
 
 def rollout(
     domain: Annotated[
@@ -15,7 +23,7 @@ def rollout(
     ],
     agent: Annotated[
         str,
-        typer.Option(help="`replay` (the recordings' actions) or ENGINE[:MODEL] as the agent."),
+        typer.Option(help=f"`{REPLAY}` (the recordings' actions) or ENGINE[:MODEL] as the agent."),
     ] = "transformers",
     engine: Annotated[str | None, typer.Option(help="The world model's engine.")] = None,
     model: Annotated[str | None, typer.Option(help="The world model's model id.")] = None,
@@ -32,18 +40,20 @@ def rollout(
     ] = False,
     reward: Annotated[
         str, typer.Option(help="Reward model: reference, task_judge or live.")
-    ] = "reference",
+    ] = DEFAULT_REWARD,
     judge: Annotated[
         str | None, typer.Option(help="Engine of the task_judge reward (default: the world's).")
     ] = None,
-    max_steps: Annotated[int, typer.Option(help="Steps before truncation.", min=1)] = 10,
-    batch: Annotated[int, typer.Option(help="Episodes stepped together.", min=1)] = 8,
+    max_steps: Annotated[
+        int, typer.Option(help="Steps before truncation.", min=1)
+    ] = DEFAULT_MAX_STEPS,
+    batch: Annotated[int, typer.Option(help="Episodes stepped together.", min=1)] = DEFAULT_BATCH,
     max_new_tokens: Annotated[
         int | None, typer.Option(help="World-model completion budget.", min=1)
     ] = None,
     agent_max_new_tokens: Annotated[
         int, typer.Option(help="Agent completion budget.", min=1)
-    ] = 128,
+    ] = AGENT_MAX_NEW_TOKENS,
     record: Annotated[bool, typer.Option(help="Store episodes as sessions.")] = True,
     out: Annotated[Path, typer.Option(help="Folder for rollouts.jsonl and summary.json.")] = Path(
         "rollouts"
@@ -52,38 +62,40 @@ def rollout(
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
     from tqdm import tqdm
 
-    from app.gym import env_options, world_parts
-    from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
+    from app.context import build_context
     from backend.envs.sim.episode import backing_named
-    from backend.envs.sim.report import summarize
-    from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
-    from backend.envs.sim.tasks import episode_specs
+    from backend.envs.sim.service import RolloutParts, RolloutPlan
+    from storage.rollout_runs import record_rollouts
 
-    backing = backing_named(env)
-    parts = world_parts(engine, model, reward, judge, max_new_tokens, base_url)
-    settings, context, simulator = parts.settings, parts.context, parts.simulator
-    try:
-        chosen: Agent = ReplayAgent()
-        if agent != "replay":
-            name, _, agent_model = agent.partition(":")
-            params = settings.sampling().model_copy(update={"max_new_tokens": agent_max_new_tokens})
-            chosen = EngineAgent(context.engine(name, agent_model or None), params)
-        options = env_options(settings, backing, max_steps, record)
-        runner = RolloutRunner(
-            simulator, parts.reward, options, context.sessions if record else None
+    plan = RolloutPlan(
+        domains=tuple(name.strip() for name in domain.split(",") if name.strip()),
+        agent=agent,
+        episodes=episodes,
+        tasks=tasks,
+        backing=backing_named(env),
+        max_steps=max_steps,
+        reward=reward,
+        judge=judge,
+        batch=batch,
+        sim_to_real=sim_to_real,
+        agent_max_new_tokens=agent_max_new_tokens,
+    )
+    with build_context(max_new_tokens=max_new_tokens) as context:
+        settings = context.settings
+        parts = RolloutParts(
+            world=context.simulator(engine, model, base_url),
+            engines=context.engine,
+            params=settings.sampling(),
+            history_mode=settings.history_mode,
+            live_config=settings.live_config(),
+            recorder=context.sessions if record else None,
+            trajectories=context.trajectories if record else None,
         )
-        names = [name.strip() for name in domain.split(",") if name.strip()]
-        rows = []
-        with tqdm(total=episodes * len(names), desc="episodes", unit="ep") as bar:
-            for name in names:
-                specs = episode_specs(name, tasks)
-                config = RolloutConfig(episodes=episodes, batch=batch, sim_to_real=sim_to_real)
-                rows += runner.run(chosen, specs, config, lambda row: bar.update(1))
-        world = f"{simulator.engine.name}:{simulator.engine.model}"
-        reward_name = f"{parts.reward.name}@{parts.reward.version}"
-        summary = summarize(rows, env, chosen.name, world, reward_name)
-    finally:
-        context.close()
+        with tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
+            outcome = record_rollouts(
+                context.runs, plan, parts, lambda row: bar.update(1), out_dir=str(out.resolve())
+            )
+    rows, summary = outcome.rows, outcome.summary
     out.mkdir(parents=True, exist_ok=True)
     with (out / "rollouts.jsonl").open("w", encoding="utf-8") as handle:
         for row in rows:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from app.settings import Settings
+from app.context import build_context
 
 
 def serve(
@@ -16,12 +16,10 @@ def serve(
     """Serve the playground at http://HOST:PORT until interrupted."""
     from app.web import launch
 
-    overrides: dict[str, Any] = {
-        key: value for key, value in {"host": host, "port": port}.items() if value is not None
-    }
-    settings = Settings(**overrides)
-    typer.echo(f"AgentWorld Playground on http://{settings.host}:{settings.port}")
-    launch(settings)
+    with build_context(host=host, port=port) as context:
+        settings = context.settings
+        typer.echo(f"AgentWorld Playground on http://{settings.host}:{settings.port}")
+        launch(context)
 
 
 def register(cli: typer.Typer) -> None:

@@ -7,21 +7,13 @@ from typing import Annotated, Any
 
 import typer
 
-from app.settings import Settings
+from app.context import build_context
 
 sessions_app = typer.Typer(
     help="Stored sessions: list them, show one step by step.", no_args_is_help=True
 )
 
 ACTION_WIDTH = 60
-
-
-def _store() -> Any:
-    from storage.migrate import open_database
-    from storage.sessions import SessionStore
-
-    database = open_database(Settings().resolved_database_url())
-    return database, SessionStore(database.session_factory)
 
 
 def _short(text: str, width: int = ACTION_WIDTH) -> str:
@@ -37,11 +29,8 @@ def list_sessions(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
 ) -> None:
     """List sessions, most recently active first (continue one with `awp simulate --session`)."""
-    database, store = _store()
-    try:
-        summaries = store.list_sessions(domain=domain, owner=owner, limit=limit)
-    finally:
-        database.dispose()
+    with build_context() as context:
+        summaries = context.sessions.list_sessions(domain=domain, owner=owner, limit=limit)
     if as_json:
         for summary in summaries:
             typer.echo(json.dumps({**vars(summary)}, default=str))
@@ -64,11 +53,8 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="The whole session as JSON.")] = False,
 ) -> None:
     """Show a session's settings and every step it sees, with predictions and scores."""
-    database, store = _store()
-    try:
-        stored = store.load_session(session_id)
-    finally:
-        database.dispose()
+    with build_context() as context:
+        stored = context.sessions.load_session(session_id)
     if as_json:
         typer.echo(json.dumps(_as_json(stored), ensure_ascii=False, default=str))
         return

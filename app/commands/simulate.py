@@ -9,11 +9,13 @@ from typing import Annotated, Any
 import typer
 
 from app.commands.live import open_run, resume_run
-from app.context import AppContext
+from app.commands.options import GroundingK, GroundingTokens
+from app.context import build_context
 from app.settings import Settings
 from backend.domains.base import all_domains
 from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError
+from backend.grounding.transitions import own_recording
 from backend.recording import NewSession, SessionTarget
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import HistoryMode, Prediction, PromptContext, SimRequest, Trajectory, Turn
@@ -84,6 +86,7 @@ def build_request(
         history_mode=history_mode,
         params=settings.sampling(),
         reference=reference,
+        grounding_exclude=own_recording(trajectory.id if trajectory else None),
     )
 
 
@@ -135,19 +138,25 @@ def simulate(
         str | None, typer.Option(help="With --live: the start state (see `awp live tasks`).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    grounding: Annotated[
+        bool | None,
+        typer.Option(
+            help="Show the model the most similar real transitions (default: AWP_GROUNDING, on)."
+        ),
+    ] = None,
+    grounding_k: GroundingK = None,
+    grounding_tokens: GroundingTokens = None,
 ) -> None:
     """Predict the environment's next observation after one action."""
-    overrides = {
-        key: value
-        for key, value in {
-            "max_new_tokens": max_new_tokens,
-            "temperature": temperature,
-            "seed": seed,
-        }.items()
-        if value is not None
-    }
-    settings = Settings().model_copy(update=overrides)
-    context = AppContext(settings)
+    context = build_context(
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        seed=seed,
+        grounding=grounding,
+        grounding_k=grounding_k,
+        grounding_tokens=grounding_tokens,
+    )
+    settings = context.settings
     run: LiveRun | None = None
     try:
         simulator = context.simulator(engine, model, base_url)
@@ -155,8 +164,10 @@ def simulate(
             mode = history_mode or settings.history_mode
             if live:
                 if history is not None or turn is not None:
-                    raise BadInputError("--live starts from the live environment's own state; "
-                                        "leave out --history and --turn.")  # fmt: skip
+                    raise BadInputError(
+                        "--live starts from the live environment's own state; "
+                        "leave out --history and --turn."
+                    )
                 if not domain or action is None:
                     raise BadInputError("--live needs --domain and --action.")
                 run = open_run(settings, domain, task)
@@ -164,8 +175,9 @@ def simulate(
                 context.trajectories.upsert(run.trajectory())
                 base = {"base_trajectory_id": run.trajectory_id}
             else:
-                request = build_request(settings, domain, action, history, turn, mode,
-                                        system_prompt)  # fmt: skip
+                request = build_request(
+                    settings, domain, action, history, turn, mode, system_prompt
+                )
                 base = {}
             target: SessionTarget = NewSession.for_request(request, SessionKind.CLI.value, **base)
             prefix = request.history
@@ -210,6 +222,7 @@ def live_request(
         action=action,
         history_mode=mode,
         params=settings.sampling(),
+        grounding_exclude=own_recording(run.trajectory_id),
     )
 
 
@@ -258,7 +271,7 @@ def print_outcome(outcome: StepOutcome, as_json: bool) -> None:
         )
     if as_json:
         out = prediction_json(prediction, outcome.request)
-        out["scores"] = [score.model_dump(mode="json") for score in outcome.scores]
+        out["scores"] = [score.model_dump(mode="json") for score in outcome.scores.results]
         out.update(
             session_id=outcome.session_id,
             step_id=outcome.step_id,
@@ -268,7 +281,7 @@ def print_outcome(outcome: StepOutcome, as_json: bool) -> None:
         return
     typer.echo("\n\n--- predicted observation ---")
     typer.echo(prediction.observation)
-    for score in outcome.scores:
+    for score in outcome.scores.results:
         typer.echo(f"{score.name}: {score.value:.3f}")
     typer.echo(
         f"--- {prediction.engine}/{prediction.model}: {prediction.finish_reason}, "

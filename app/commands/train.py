@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from app.settings import Settings
+from app.context import build_context
 
 DATA_HELP = (
     "`recorded` (stored and bundled recordings), `corrections` (annotations in SQL), or an "
@@ -55,6 +55,13 @@ def train(
     token: Annotated[
         str | None, typer.Option(help="Hub token (default: HF_TOKEN or `hf auth login`).")
     ] = None,
+    results_dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="With --push: the Hub benchmark dataset the held-out data comes from; the "
+            "held-out results are written for it into model/.eval_results/."
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option(help="Continue the run in --out from its last checkpoint.")
     ] = False,
@@ -63,11 +70,17 @@ def train(
     ] = 25,
 ) -> None:
     """Fine-tune with TRL, benchmark the held-out split before and after, write a model card."""
-    from app.context import AppContext
     from app.training import run_training
+    from backend.errors import BadInputError
     from backend.training.config import TrainConfig
     from backend.training.evaluate import format_eval_table
     from backend.training.service import push_model
+
+    if push and not results_dataset:
+        raise BadInputError(
+            "--push writes the Hub's evaluation results beside the model card: name the Hub "
+            "benchmark dataset the held-out data comes from with --results-dataset."
+        )
 
     config = TrainConfig(
         method=method,
@@ -88,11 +101,8 @@ def train(
         resume=resume,
         save_steps=save_steps,
     )
-    context = AppContext(Settings())
-    try:
+    with build_context() as context:
         results = run_training(context, config)
-    finally:
-        context.close()
     sizes = results.sizes
     typer.echo(
         f"Trained {results.steps} steps on {sizes.train_examples} examples "
@@ -101,7 +111,13 @@ def train(
     if results.eval is not None:
         typer.echo(format_eval_table(results.eval))
     typer.echo(f"Model: {results.model_dir}  (serve it: --engine transformers --model DIR)")
-    if push:
+    if push and results_dataset:
+        from backend.integrations.hub_results import train_entries, write_results
+
+        if results.eval is not None:
+            entries = train_entries(results.eval, results_dataset, config.data)
+            name = results_dataset.rsplit("/", 1)[-1].lower()
+            typer.echo(f"Wrote {write_results(Path(results.model_dir), name, entries)}")
         typer.echo(f"Pushed to {push_model(results, push, token)}")
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from backend.data.agentworldbench import load_agentworldbench
 from backend.data.bundled import load_bundled
+from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
+from backend.grounding.transitions import own_recording
 from backend.history import state_before
 from backend.registry import Registry
 from backend.types import (
@@ -24,6 +27,7 @@ from backend.types import (
     SimRequest,
     Trajectory,
     Turn,
+    VerbatimChat,
 )
 
 
@@ -41,6 +45,8 @@ class BenchItem(BaseModel):
         history: the turns before this one with their REAL observations (teacher forcing).
         action: the agent's action of this turn.
         reference: the real observation after the action.
+        verbatim: an official row's texts, sent as they are when teacher-forced.
+        row: the official row the item came from (what the official judge reads).
     """
 
     item_id: str
@@ -53,6 +59,28 @@ class BenchItem(BaseModel):
     history: list[Turn] = Field(default_factory=list)
     action: str
     reference: str
+    verbatim: VerbatimChat | None = None
+    row: dict[str, Any] | None = None
+
+    def official_row(self) -> dict[str, Any]:
+        """The item as an AgentWorldBench row: its own, or one laid out from its turns."""
+        if self.row is not None:
+            return self.row
+        turns = [*self.history, Turn(action=self.action, observation=self.reference)]
+        prompts = [
+            format_user_turn(i, turn.action, self.initial_state if i == 1 else None)
+            for i, turn in enumerate(turns, start=1)
+        ]
+        return {
+            "task": self.domain,
+            "id": self.trajectory_key,
+            "prompt": prompts,
+            "response": [format_assistant_turn(turn.observation or "") for turn in turns],
+            "current_prompt": prompts[-1],
+            "system_str": self.system_prompt or "",
+            "turn_idx": len(turns),
+            "total_turns": len(turns),
+        }
 
     @property
     def previous(self) -> str | None:
@@ -60,7 +88,11 @@ class BenchItem(BaseModel):
         return state_before(self.history, self.initial_state)
 
     def request(self, params: SamplingParams, history_mode: HistoryMode) -> SimRequest:
-        """The simulation request; the reference rides along for the oracle baseline only."""
+        """The simulation request; the reference rides along for the oracle baseline only.
+
+        Grounding never shows an item its own recording (`grounding_exclude`): not the answer,
+        not the turns after it.
+        """
         return SimRequest(
             domain=self.domain,
             system_prompt=self.system_prompt,
@@ -71,6 +103,8 @@ class BenchItem(BaseModel):
             history_mode=history_mode,
             params=params,
             reference=self.reference,
+            grounding_exclude=own_recording(self.trajectory_key),
+            verbatim=self.verbatim,
         )
 
 
@@ -111,6 +145,8 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
             history=item.history,
             action=item.action,
             reference=item.ground_truth,
+            verbatim=item.verbatim,
+            row=item.raw,
         )
         for item in loaded.items
     ]

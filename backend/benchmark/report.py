@@ -165,8 +165,11 @@ def _bars(
 ) -> None:
     """One engine's bars, with 95% interval whiskers if given and each value above its bar."""
     intervals = errors or [None] * len(values)
-    shown = [(x, v * scale, e) for x, v, e in zip(positions, values, intervals, strict=True)
-             if v is not None]  # fmt: skip
+    shown = [
+        (x, v * scale, e)
+        for x, v, e in zip(positions, values, intervals, strict=True)
+        if v is not None
+    ]
     if not shown:
         return
     xs, heights = [x for x, _, _ in shown], [h for _, h, _ in shown]
@@ -174,12 +177,22 @@ def _bars(
     above = [e[1] * scale - h if e else 0.0 for _, h, e in shown]
     whiskers: dict[str, Any] = {}
     if errors is not None:
-        whiskers = {"yerr": [below, above], "capsize": 3,
-                    "error_kw": {"elinewidth": 1, "ecolor": "#333333"}}  # fmt: skip
+        whiskers = {
+            "yerr": [below, above],
+            "capsize": 3,
+            "error_kw": {"elinewidth": 1, "ecolor": "#333333"},
+        }
     axis.bar(xs, heights, width, label=label, **whiskers)
     for x, height, top in zip(xs, heights, above, strict=True):
-        axis.annotate(f"{height:.1f}", (x, height + top), xytext=(0, 2),
-                      textcoords="offset points", ha="center", va="bottom", fontsize=7)  # fmt: skip
+        axis.annotate(
+            f"{height:.1f}",
+            (x, height + top),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=7,
+        )
 
 
 def write_chart(results: BenchResults, out_dir: Path) -> Path:
@@ -196,9 +209,14 @@ def write_chart(results: BenchResults, out_dir: Path) -> Path:
     domains = _domains(results)
     names = _headline_names(results, domains)
     panels = [
-        Panel("headline metric x100 (whiskers: 95% interval)", _headline_values,
-              _headline_errors, 100.0, [f"{d}\n{names.get(d, '')}" for d in domains]),
-    ]  # fmt: skip
+        Panel(
+            "headline metric x100 (whiskers: 95% interval)",
+            _headline_values,
+            _headline_errors,
+            100.0,
+            [f"{d}\n{names.get(d, '')}" for d in domains],
+        ),
+    ]
     if any(stats.judge_overall is not None for stats in results.engines.values()):
         panels.append(Panel("judge score (0-100)", _judge_values, None, 1.0, domains))
     engines = len(results.engines)
@@ -210,15 +228,21 @@ def write_chart(results: BenchResults, out_dir: Path) -> Path:
         for offset, (name, stats) in enumerate(results.engines.items()):
             errors = panel.errors_of(stats, domains) if panel.errors_of else None
             positions = [i + offset * width for i in range(len(domains))]
-            _bars(axis, positions, panel.values_of(stats, domains), errors, width, panel.scale,
-                  name)  # fmt: skip
+            _bars(
+                axis, positions, panel.values_of(stats, domains), errors, width, panel.scale, name
+            )
         axis.set_xticks([i + width * (engines - 1) / 2 for i in range(len(domains))])
         axis.set_xticklabels(panel.ticks, fontsize=8)
         axis.set_ylim(0, 112)
         axis.set_yticks(range(0, 101, 20))
         axis.set_title(f"{results.dataset}: {panel.title}", fontsize=10)
-        axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=min(engines, 4),
-                    frameon=False, fontsize=8)  # fmt: skip
+        axis.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.2),
+            ncol=min(engines, 4),
+            frameon=False,
+            fontsize=8,
+        )
     figure.tight_layout()
     path = out_dir / CHART_FILE
     figure.savefig(path, dpi=100)

@@ -1,11 +1,11 @@
 """The benchmark loop: engines x items, in chunks, scored, judged and stored as they finish.
 
-Each chunk of `concurrency` items goes to the engine as ONE `Simulator.step_batch` call, so an
+Each chunk of `concurrency` items is ONE batched step (`backend.stepping.step_batch`), so an
 engine with its own scheduler (vLLM, a remote server's continuous batching, the openai engine's
 bounded thread pool) sees the whole chunk at once; chunking bounds how many requests are in
-flight and how much work an interrupt can lose. A chunk that fails is retried item by item, so
-one bad item (an invalid action, a prompt too long) costs only itself. With `BenchSessions`,
-every prediction is also stored in SQL as a step of a bench session (scores and verdicts too).
+flight and how much work an interrupt can lose. The step path retries a failed chunk item by
+item and scores every prediction by the domain's one policy. With `BenchSessions`, every
+prediction is also stored in SQL as a step of a bench session (scores and verdicts too).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from backend.benchmark.items import BenchItem
 from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemRow, ItemStore
 from backend.errors import AWPError
-from backend.scoring import headline_metric, score_observation
+from backend.scoring import headline_metric
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
+from backend.stepping import Scores, step_batch
 from backend.types import HistoryMode, Prediction, SamplingParams
 
 
@@ -42,8 +43,8 @@ def chunks(items: Sequence[BenchItem], size: int) -> Iterator[Sequence[BenchItem
         yield items[start : start + size]
 
 
-def scored_row(engine: str, item: BenchItem, prediction: Prediction) -> ItemRow:
-    """Score one prediction; a reference the metrics cannot read makes an `error` row."""
+def scored_row(engine: str, item: BenchItem, prediction: Prediction, scores: Scores) -> ItemRow:
+    """A prediction's row; a reference the metrics cannot read makes an `error` row."""
     row = ItemRow(
         engine=engine,
         model=prediction.model,
@@ -57,15 +58,13 @@ def scored_row(engine: str, item: BenchItem, prediction: Prediction) -> ItemRow:
         latency_s=prediction.latency_s,
         diagnostics=prediction.diagnostics,
         headline=headline_metric(item.domain),
+        metrics=scores.results,
+        headline_value=scores.headline,
+        grounded_by=prediction.grounded_by,
+        raw_output=prediction.raw_text,
     )
-    try:
-        row.metrics = score_observation(
-            item.domain, prediction.observation, item.reference, item.previous
-        )
-    except AWPError as exc:
-        row.status, row.error = "error", f"scoring: {exc}"
-        return row
-    row.headline_value = next(m.value for m in row.metrics if m.name == row.headline)
+    if scores.problem:
+        row.status, row.error = "error", scores.problem
     return row
 
 
@@ -89,26 +88,19 @@ def predict_chunk(
     config: RunConfig,
     sessions: BenchSessions | None = None,
 ) -> list[ItemRow]:
-    """Predict and score a chunk in one batch (on failure, item by item), storing predictions."""
+    """Predict and score a chunk as one batched step, storing its predictions."""
     requests = [item.request(config.params, config.history_mode) for item in chunk]
-    try:
-        predictions: list[Prediction | AWPError] = list(simulator.step_batch(requests))
-    except AWPError:
-        predictions = []
-        for request in requests:
-            try:
-                predictions.append(simulator.step(request))
-            except AWPError as exc:
-                predictions.append(exc)
     model = simulator.engine.model
     rows = []
-    for item, request, result in zip(chunk, requests, predictions, strict=True):
-        if isinstance(result, AWPError):
-            rows.append(error_row(engine, model, item, result))
+    for item, (sample,) in zip(chunk, step_batch(simulator, requests), strict=True):
+        if sample.prediction is None:
+            rows.append(error_row(engine, model, item, sample.error or AWPError("no prediction")))
             continue
-        row = scored_row(engine, item, result)
+        row = scored_row(engine, item, sample.prediction, sample.scores)
         if sessions is not None:
-            row.prediction_id = sessions.record(engine, item, request, result, row.metrics)
+            row.prediction_id = sessions.record(
+                engine, item, sample.request, sample.prediction, sample.scores
+            )
         rows.append(row)
     return rows
 
@@ -131,6 +123,8 @@ def judge_rows(
                 history=item.history,
                 previous=item.previous,
                 diagnostics=row.diagnostics,
+                row=item.official_row(),
+                raw_output=row.raw_output,
             )
             for item, row in pairs
         ]

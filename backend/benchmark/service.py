@@ -18,10 +18,11 @@ from backend.benchmark.results import BenchResults, aggregate
 from backend.benchmark.runner import RunConfig, run_benchmark
 from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemRow, ItemStore
-from backend.errors import AWPError, BadInputError
-from backend.scoring import headline_metric, score_observation
+from backend.errors import BadInputError
+from backend.scoring import headline_metric
 from backend.scoring.judge import Judge
 from backend.simulate import Simulator
+from backend.stepping import compare
 
 ITEMS_FILE = "items.jsonl"
 RESULTS_FILE = "results.json"
@@ -117,12 +118,13 @@ def current_scores(row: ItemRow, item: BenchItem) -> ItemRow:
     wanted = metric_versions({row.domain})
     if row.status != "ok" or {m.name: m.version for m in row.metrics} == wanted:
         return row
-    try:
-        metrics = score_observation(row.domain, row.predicted, item.reference, item.previous)
-    except AWPError:
+    scores = compare(row.domain, row.predicted, item.reference, item.previous)
+    if scores.problem:
         return row
-    headline = headline_metric(row.domain)
-    value = next(m.value for m in metrics if m.name == headline)
     return row.model_copy(
-        update={"metrics": metrics, "headline": headline, "headline_value": value}
+        update={
+            "metrics": scores.results,
+            "headline": headline_metric(row.domain),
+            "headline_value": scores.headline,
+        }
     )

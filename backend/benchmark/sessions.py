@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 
 from backend.benchmark.items import BenchItem
 from backend.recording import NewSession, Recorder, SessionTarget
-from backend.scoring.base import MetricResult
 from backend.scoring.judge import JudgeResult, judge_scores
-from backend.stepping import record_prediction
+from backend.stepping import Scores, record_prediction
 from backend.types import Prediction, SimRequest
 
 BENCH_KIND = "bench"
@@ -46,7 +45,7 @@ class BenchSessions:
         item: BenchItem,
         request: SimRequest,
         prediction: Prediction,
-        scores: list[MetricResult],
+        scores: Scores,
     ) -> int:
         """Store one item's prediction as the step of its turn; returns the prediction id.
 

@@ -18,7 +18,7 @@ from backend.scoring.base import MetricResult
 from backend.scoring.judge import JudgeResult
 from backend.types import Diagnostics
 
-ROW_SCHEMA = 1
+ROW_SCHEMA = 2
 
 
 class ItemRow(BaseModel):
@@ -27,6 +27,8 @@ class ItemRow(BaseModel):
     `status` is `ok`, or `error` when the engine or the scoring failed; failed rows are counted
     in the results and retried by `--resume`. `prediction_id` is the prediction stored in SQL
     (None when the run stored none, or for rows written before predictions were stored).
+    `grounded_by` names the real transitions the prediction was shown (`awp bench --grounding`;
+    empty for the official, ungrounded prompt and in rows of schema 1).
     """
 
     schema_version: int = ROW_SCHEMA
@@ -47,6 +49,12 @@ class ItemRow(BaseModel):
     headline_value: float | None = None
     judge: JudgeResult | None = None
     prediction_id: int | None = None
+    grounded_by: list[str] = Field(default_factory=list)
+    raw_output: str | None = Field(
+        default=None,
+        exclude=True,
+        description="The raw generation, kept in memory for the official judge; never written.",
+    )
 
 
 class ItemStore:

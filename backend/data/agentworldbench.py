@@ -3,6 +3,10 @@
 A row is one evaluated turn: parallel `prompt`/`response` turn texts, `turn_idx` (1-based) the
 turn under test, earlier turns the history; rows of one `id` share a trajectory. The row schema
 and the turn-text parsing live in `awb_layout`; this module reads, groups and writes rows.
+
+The turn under test is `prompt[turn_idx-1]`, as the release's `eval.py infer` reads it, even
+where a row's `current_prompt` says something else; an item keeps the row's texts
+(`VerbatimChat`) so that a benchmark sends them exactly as the official harness does.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from backend.domains import BUILTIN
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
 from backend.parsing import strip_marker
-from backend.types import SimRequest, Trajectory, Turn
+from backend.types import SimRequest, Trajectory, Turn, VerbatimChat
 
 HUB_DATASET = "Qwen/AgentWorldBench"
 LICENCE = "Apache-2.0"
@@ -39,8 +43,16 @@ class AgentWorldBenchItem(BaseModel):
     ground_truth: str = Field(description="response[turn_idx-1] with the marker stripped.")
     raw: dict[str, Any]
 
+    @property
+    def verbatim(self) -> VerbatimChat:
+        """The row's own texts of this turn, as the official harness sends them."""
+        return verbatim_chat(AgentWorldBenchRow.model_validate(self.raw))
+
     def to_request(self) -> SimRequest:
-        """The simulation request of this turn (teacher-forced history, truth as reference)."""
+        """The simulation request of this turn (teacher-forced history, truth as reference).
+
+        It is sent as the official harness sends the row (`verbatim`).
+        """
         return SimRequest(
             domain=self.domain,
             system_prompt=self.system_prompt,
@@ -48,7 +60,15 @@ class AgentWorldBenchItem(BaseModel):
             history=self.history,
             action=self.action,
             reference=self.ground_truth,
+            verbatim=self.verbatim,
         )
+
+
+def verbatim_chat(row: AgentWorldBenchRow) -> VerbatimChat:
+    """A row's turn texts as `eval.py infer` sends them: earlier pairs, `prompt[turn_idx-1]`."""
+    turn = row.turn_idx - 1
+    pairs = list(zip(row.prompt[:turn], row.response[:turn], strict=True))
+    return VerbatimChat(turns=pairs, current=row.prompt[turn])
 
 
 class AgentWorldBenchImport(BaseModel):
@@ -100,7 +120,7 @@ def parse_row(raw: dict[str, Any], where: str) -> AgentWorldBenchItem:
     row = validate_row(raw, where)
     try:
         initial_state, turns = _turns(row)
-        current = parse_user_turn(row.current_prompt or row.prompt[row.turn_idx - 1])
+        current = parse_user_turn(row.prompt[row.turn_idx - 1])
     except BadInputError as exc:
         raise BadInputError(f"{where}: {exc}") from None
     return AgentWorldBenchItem(

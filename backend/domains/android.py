@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains.finish import status_or_answer
 from backend.domains.validation import (
     canonical_json,
     check_keys,
@@ -151,5 +152,11 @@ ANDROID = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="android",
+        finish=Finish(
+            status_or_answer,
+            'When done, send {"action_type": "status", "goal_status": "complete"}.',
+        ),
+        block_observation=True,
+        recorded_only="No live Android: no emulator or system image can be obtained offline.",
     ),
 )

@@ -14,6 +14,24 @@ MAX_ACTION_CHARS = 100_000
 
 ActionValidator = Callable[[str, PromptContext], str]
 
+FinishTest = Callable[[str], bool]
+"""Says whether a canonical action of the domain is its finish action."""
+
+
+@dataclass(frozen=True)
+class Finish:
+    """A domain's own finish action: how to recognise it, and how the agent prompt names it.
+
+    The two travel together so that an agent is never held to a finish action it was not told.
+
+    Attributes:
+        test: whether a canonical action is the finish action (backend.domains.finish).
+        hint: one sentence for the agent prompt saying how to finish.
+    """
+
+    test: FinishTest
+    hint: str
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -26,7 +44,19 @@ class Domain:
         action_help: one paragraph on the action format, shown next to the action box.
         example_action: a valid action, used as the UI placeholder and in tests.
         validate: parses an action and returns it in canonical text, or raises BadActionError.
-        renderer: name of the UI renderer for observations.
+        renderer: name of the UI renderer for observations (a ui.renderers RENDERERS key; a
+            string, because backend must not import ui).
+        finish: the agent's own finish action, None where the harness ends with a plain answer
+            (its episodes end by the judge or the step limit).
+        block_observation: the official prompt asks for one closed `<predicted_observation>`
+            block; text domains answer after the `**Environment Observation:**` marker instead.
+            Exports write ground truth in that form.
+        live: `backend.envs.live.<name>` registers a live environment for the domain.
+        recorded_only: why the domain can never run live (said by `awp live tasks`); "" when it
+            can, or when it simply has no live environment yet.
+
+    The domain's metric set is registered under its name in backend.scoring DOMAIN_SETS (metrics
+    import the scoring stack, which domains must not); tests/unit/test_registries.py checks it.
     """
 
     name: str
@@ -36,7 +66,15 @@ class Domain:
     example_action: str
     validate: ActionValidator
     renderer: str
+    finish: Finish | None = None
+    block_observation: bool = False
+    live: bool = False
+    recorded_only: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def is_finish(self, action: str) -> bool:
+        """Whether `action` (canonical text) is the finish action; False where none exists."""
+        return self.finish is not None and self.finish.test(action)
 
 
 DOMAINS: Registry[Domain] = Registry("domain")

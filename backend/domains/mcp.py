@@ -38,5 +38,6 @@ MCP = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="json",
+        live=True,
     ),
 )

@@ -6,7 +6,8 @@ code parses; the special answers WAIT, DONE and FAIL are plain names and parse t
 
 from __future__ import annotations
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains.finish import done_or_fail
 from backend.domains.validation import clean_action, parse_python
 from backend.types import ObservationKind
 
@@ -40,5 +41,9 @@ OS = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="a11y_tree",
+        finish=Finish(
+            done_or_fail, "When done, answer DONE alone (or FAIL if the task cannot be done)."
+        ),
+        block_observation=True,
     ),
 )

@@ -1,10 +1,12 @@
 """World-model system prompts: built-in templates per domain, an override directory, safe slots.
 
-Templates are Markdown files (`prompts/<domain>.md`, shipped as package data). A file with the same
-name in the override directory replaces the built-in, so a researcher can try another prompt
+Templates are Markdown files (`prompts/<domain>.md`, shipped as package data). The override
+directory replaces a built-in with `<domain>.md` or, in the official release's layout,
+`<domain>/system_prompt.txt` (`backend.prompt_folders`), so a researcher can try another prompt
 without touching code. Slots are filled in one pass by name only: `$tools`, `${tools}` and
-`{tools}` are all accepted (the last is how many public prompts write them), and any other `$` or
-brace, such as the JSON inside a prompt or a tool definition, is left exactly as it is.
+`{tools}` are all accepted (the last is how many public prompts write them; the official prompts
+call the tools slot `{tool_definitions}`), and any other `$` or brace, such as the JSON inside a
+prompt or a tool definition, is left exactly as it is.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from importlib import resources
 from pathlib import Path
 
 from backend.domains.base import PromptContext, get_domain
-from backend.errors import BadInputError, NotFoundError
+from backend.errors import NotFoundError
+from backend.prompt_folders import OFFICIAL_SYSTEM, PromptFolder
 
-SLOTS = ("tools", "demonstrations", "task", "simulation_instruction")
+SLOTS = ("tools", "tool_definitions", "demonstrations", "task", "simulation_instruction")
 NONE_PROVIDED = "none provided"
 BUILTIN = "builtin"
 
@@ -30,6 +33,7 @@ def slot_values(ctx: PromptContext) -> dict[str, str]:
     tools = json.dumps(ctx.tools, indent=2, ensure_ascii=False, default=str) if ctx.tools else None
     values = {
         "tools": tools,
+        "tool_definitions": tools,
         "demonstrations": ctx.demonstrations,
         "task": ctx.task,
         "simulation_instruction": ctx.simulation_instruction,
@@ -40,32 +44,61 @@ def slot_values(ctx: PromptContext) -> dict[str, str]:
     }
 
 
+def with_demonstrations(prompt: str, ctx: PromptContext) -> str:
+    """`prompt` with the context's demonstrations appended as a section (unchanged without any).
+
+    For a prompt with no `demonstrations` slot: a request's own (recorded) system prompt, or a
+    built-in template without one. Without demonstrations it stays byte for byte the same, so
+    an ungrounded step keeps the official prompt.
+    """
+    demonstrations = (ctx.demonstrations or "").strip()
+    return (
+        f"{prompt.rstrip()}\n\n## Demonstrations\n\n{demonstrations}\n"
+        if demonstrations
+        else prompt
+    )
+
+
 def fill(template: str, ctx: PromptContext) -> str:
     """Fill the known slots of `template` in one pass (inserted text is never re-scanned)."""
     values = slot_values(ctx)
     return _SLOT.sub(lambda match: values[next(g for g in match.groups() if g)], template)
 
 
+def has_slot(template: str, name: str) -> bool:
+    """Whether `template` has the slot `name` in any of its spellings."""
+    return any(next(g for g in m.groups() if g) == name for m in _SLOT.finditer(template))
+
+
 class PromptLibrary:
     """The system prompt of each domain, from the built-ins or an override directory.
 
+    A domain the override directory lacks keeps its built-in prompt, and the first use of it
+    is logged with the domain's name, so a partial folder is never mistaken for a full one.
+
     Args:
-        override_dir: a directory of `<domain>.md` files that replace built-in templates.
+        override_dir: a directory of `<domain>.md` files, or the official `prompts/` folder
+            (`<domain>/system_prompt.txt`), whose prompts replace the built-in templates.
 
     Raises:
-        BadInputError: `override_dir` is given but is not a directory.
+        BadInputError: `override_dir` is given but is not a directory, or holds neither layout.
     """
 
     def __init__(self, override_dir: Path | None = None) -> None:
-        if override_dir is not None and not Path(override_dir).is_dir():
-            raise BadInputError(f"The prompt override directory {override_dir} does not exist.")
-        self.override_dir = Path(override_dir) if override_dir is not None else None
+        self.folder = (
+            PromptFolder.open(Path(override_dir), OFFICIAL_SYSTEM, "system prompt")
+            if override_dir is not None
+            else None
+        )
+        self.override_dir = self.folder.path if self.folder is not None else None
 
     def _override(self, domain: str) -> Path | None:
-        if self.override_dir is None:
+        if self.folder is None:
             return None
-        path = self.override_dir / f"{domain}.md"
-        return path if path.is_file() else None
+        path = self.folder.find(domain)
+        if path is None:
+            self.folder.note_missing(domain)
+        return path
 
     def source(self, domain: str) -> str:
         """Say where the domain's template comes from: "builtin" or the override file's path."""
@@ -93,5 +126,14 @@ class PromptLibrary:
         return builtin.read_text(encoding="utf-8")
 
     def system_prompt(self, domain: str, ctx: PromptContext) -> str:
-        """Return the filled system prompt of `domain` for this context."""
-        return fill(self.template(domain), ctx)
+        """Return the filled system prompt of `domain` for this context.
+
+        A built-in template without a `demonstrations` slot gets them as a last section
+        (`with_demonstrations`); an override file is used as written, so demonstrations reach
+        it only through a slot it has.
+        """
+        template = self.template(domain)
+        filled = fill(template, ctx)
+        if self._override(domain) is None and not has_slot(template, "demonstrations"):
+            return with_demonstrations(filled, ctx)
+        return filled

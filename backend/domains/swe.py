@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains.finish import tool_named
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
 
@@ -35,5 +36,7 @@ SWE = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="text",
+        finish=Finish(tool_named("submit"), 'When done, call {"name": "submit", "arguments": {}}.'),
+        live=True,
     ),
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains.finish import empty_batch
 from backend.domains.validation import (
     canonical_json,
     check_keys,
@@ -65,5 +66,9 @@ TERMINAL = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="terminal",
+        finish=Finish(
+            empty_batch, "When the task is complete, send the empty action [] to confirm."
+        ),
+        live=True,
     ),
 )

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains.finish import message_or_infeasible
 from backend.domains.validation import clean_action, did_you_mean, parse_python, quoted
 from backend.errors import BadActionError
 from backend.types import ObservationKind
@@ -190,5 +191,12 @@ WEB = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="axtree",
+        finish=Finish(
+            message_or_infeasible,
+            "When done, call send_msg_to_user('...') with your answer, "
+            "or report_infeasible('...').",
+        ),
+        block_observation=True,
+        live=True,
     ),
 )

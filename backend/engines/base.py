@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
 from backend.registry import Registry
 from backend.types import ChatRequest, Completion, StreamChunk
+
+
+class VllmOptions(BaseModel):
+    """The in-process vLLM engine's memory, length, precision and compilation settings.
+
+    Attributes:
+        memory_utilization: share of GPU memory vLLM reserves (of RAM on vLLM's CPU build).
+        max_model_len: longest prompt plus output; None for the model's own limit.
+        dtype: weights and activations (`auto`, `bfloat16`, `float16`, `float32`).
+        enforce_eager: skip CUDA graphs and compilation (quicker start, slower steps).
+        cpu_kv_cache_gb: KV cache of vLLM's CPU build, in GiB (its `VLLM_CPU_KVCACHE_SPACE`);
+            None leaves that variable as the environment has it.
+    """
+
+    memory_utilization: float = 0.9
+    max_model_len: int | None = None
+    dtype: str = "auto"
+    enforce_eager: bool = False
+    cpu_kv_cache_gb: float | None = None
 
 
 class EngineConfig(BaseModel):
@@ -26,6 +46,9 @@ class EngineConfig(BaseModel):
         max_retries: retries on 429/5xx/connection errors, with exponential backoff.
         concurrency: requests in flight at once for a batch.
         device: torch device for in-process engines.
+        vllm: how the in-process `vllm` engine sizes and builds its model.
+        extra_body: fields the `openai` engine adds to every request (server extensions such
+            as vLLM's `chat_template_kwargs` or `structured_outputs`).
     """
 
     name: str = "transformers"
@@ -38,6 +61,8 @@ class EngineConfig(BaseModel):
     max_retries: int = 3
     concurrency: int = 8
     device: str = "cpu"
+    vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
+    extra_body: dict[str, Any] = Field(default_factory=dict)
 
 
 @runtime_checkable
@@ -66,13 +91,82 @@ class Engine(Protocol):
 
 EngineFactory = Callable[[EngineConfig], Engine]
 
-ENGINES: Registry[EngineFactory] = Registry("engine")
-BASELINES = frozenset({"persistence", "oracle"})
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine can do, so callers ask the engine's registration instead of listing names.
+
+    Attributes:
+        streaming: `stream` yields deltas as tokens are decoded (otherwise one chunk at the end).
+        batching: `generate` runs a batch together (one scheduler or concurrent requests).
+        logprobs: completions carry token log-probabilities.
+        in_process: runs a model inside this process, one request at a time: its queue gets no
+            parallelism, and choosing another model means loading it here (an admin's call).
+    """
+
+    streaming: bool
+    batching: bool
+    logprobs: bool
+    in_process: bool
 
 
-def build_engine(config: EngineConfig) -> Engine:
-    """Build the engine `config.name` names (built-in engine modules are imported on first use)."""
+@dataclass(frozen=True)
+class EngineSpec:
+    """A registered engine: how to build it and what it can do.
+
+    Attributes:
+        build: makes the engine from its config.
+        capabilities: what it can do.
+        baseline: a reference point that predicts without a model (persistence, oracle); it
+            cannot act as an agent.
+    """
+
+    build: EngineFactory
+    capabilities: Capabilities
+    baseline: bool = False
+
+
+ENGINES: Registry[EngineSpec] = Registry("engine")
+
+
+def engine_spec(name: str) -> EngineSpec:
+    """The registration of engine `name` (built-in engine modules are imported on first use).
+
+    Raises:
+        UnknownNameError: no engine has that name.
+    """
     from backend.engines import load_builtin_engines
 
     load_builtin_engines()
-    return ENGINES.get(config.name)(config)
+    return ENGINES.get(name)
+
+
+def baseline_names() -> list[str]:
+    """The registered baselines (persistence, oracle), in registration order."""
+    from backend.engines import load_builtin_engines
+
+    load_builtin_engines()
+    return [name for name, spec in ENGINES.items() if spec.baseline]
+
+
+def chosen_model(model: str | None) -> str | None:
+    """The one meaning of an empty world-model field, on every page as on the command line.
+
+    Empty, blank or left out (a cleared model box, `--model ""`, no `--model`) means the
+    configured model, `AWP_MODEL`, which is the engine's own default when that is empty too: a
+    cleared box never loads another model than the one the server was set up with. None is how
+    the engine builders spell "the configured one". The judge is the exception: there an empty
+    `AWP_JUDGE_MODEL` deliberately means the judge engine's default (see `AppContext.judge`).
+
+    Args:
+        model: the model id as typed or passed, None when left out.
+
+    Returns:
+        The id to build, or None for the configured model.
+    """
+    return (model or "").strip() or None
+
+
+def build_engine(config: EngineConfig) -> Engine:
+    """Build the engine `config.name` names."""
+    return engine_spec(config.name).build(config)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from backend.engines.base import ENGINES, EngineConfig
+from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.errors import EngineRequestError
 from backend.types import ChatRequest, Completion, StreamChunk
 
@@ -99,5 +99,7 @@ def _oracle(config: EngineConfig) -> BaselineEngine:
     return BaselineEngine("oracle", reference_observation, answers_with_reference=True)
 
 
-ENGINES.register("persistence", _persistence)
-ENGINES.register("oracle", _oracle)
+# Baselines load nothing and answer at once: no streaming, batching or token log-probabilities.
+_BASELINE = Capabilities(streaming=False, batching=False, logprobs=False, in_process=False)
+ENGINES.register("persistence", EngineSpec(_persistence, _BASELINE, baseline=True))
+ENGINES.register("oracle", EngineSpec(_oracle, _BASELINE, baseline=True))

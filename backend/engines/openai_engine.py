@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from backend.engines.base import ENGINES, EngineConfig
+from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Deadline, chat_messages, finish_reason
 from backend.engines.http_client import RetryingClient, error_detail
 from backend.engines.openai_wire import (
@@ -26,6 +26,7 @@ from backend.engines.openai_wire import (
     read_completion,
     require_event_stream,
 )
+from backend.engines.replicas import Replicas
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
 from backend.types import ChatRequest, Completion, StreamChunk
 
@@ -42,8 +43,10 @@ class OpenAIEngine:
     """Chat completions over HTTP, batched by concurrent requests.
 
     Args:
-        config: `base_url` (ending in `/v1`), `api_key`, `model` (empty: the server's first
-            model), `timeout_s`, `deadline_s`, `max_retries` and `concurrency`.
+        config: `base_url` (ending in `/v1`; several, comma-separated, are replicas of one
+            model: `backend.engines.replicas`), `api_key`, `model` (empty: the server's first
+            model), `timeout_s`, `deadline_s`, `max_retries`, `concurrency` (in flight at once,
+            all replicas together) and `extra_body` (fields added to every request).
     """
 
     name = "openai"
@@ -51,10 +54,10 @@ class OpenAIEngine:
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         self.model = config.model
-        self._client = RetryingClient(config)
+        self.replicas = Replicas(config)
         # An engine dropped from a cache may still be streaming for someone: its pool is closed
         # when the last holder lets go of it (or by `close`), never under a running request.
-        self._release = weakref.finalize(self, self._client.close)
+        self._release = weakref.finalize(self, self.replicas.close)
         self._model_lock = threading.Lock()
         self._send_top_k = True
 
@@ -94,10 +97,13 @@ class OpenAIEngine:
         reasoning: list[str] = []
         usage = Usage()
         reason: str | None = None
-        with closing(self._open(request, stream=True, deadline=deadline)) as response:
-            require_event_stream(response, self._client.base_url)
-            lines = self._client.lines(response, deadline)
-            for event in iter_events(lines, self._client.base_url):
+        with (
+            self.replicas.lease() as client,
+            closing(self._open(client, request, stream=True, deadline=deadline)) as response,
+        ):
+            require_event_stream(response, client.base_url)
+            lines = client.lines(response, deadline)
+            for event in iter_events(lines, client.base_url):
                 usage = event.usage or usage
                 for choice in event.choices or []:
                     delta = choice.delta or Message()
@@ -126,7 +132,7 @@ class OpenAIEngine:
 
     def available_models(self) -> list[str]:
         """Model ids the server lists at `/models`; empty when it lists none or cannot say."""
-        response = self._client.send("GET", "/models")
+        response = self.replicas.first.send("GET", "/models")
         try:
             data = response.json().get("data", []) if response.status_code == 200 else []
         except ValueError:
@@ -162,12 +168,13 @@ class OpenAIEngine:
             payload["seed"] = params.seed
         if stream:
             payload["stream_options"] = {"include_usage": True}
-        return payload
+        return {**self.config.extra_body, **payload}
 
     def _complete(self, request: ChatRequest) -> Completion:
         deadline = Deadline(self.config.deadline_s)
-        response = self._open(request, stream=False, deadline=deadline)
-        body = read_completion(response, self._client.base_url)
+        with self.replicas.lease() as client:
+            response = self._open(client, request, stream=False, deadline=deadline)
+            body = read_completion(response, client.base_url)
         choice = body.choices[0]
         message = choice.message or Message()
         usage = body.usage or Usage()
@@ -182,7 +189,9 @@ class OpenAIEngine:
             model=self.model,
         )
 
-    def _open(self, request: ChatRequest, stream: bool, deadline: Deadline) -> httpx.Response:
+    def _open(
+        self, client: RetryingClient, request: ChatRequest, stream: bool, deadline: Deadline
+    ) -> httpx.Response:
         """POST one chat request and return the successful response.
 
         `top_k` is not in the OpenAI schema; vLLM and SGLang take it, but a strict server (such as
@@ -191,7 +200,7 @@ class OpenAIEngine:
         server any more.
         """
         while True:
-            response = self._client.send(
+            response = client.send(
                 "POST",
                 "/chat/completions",
                 json=self._payload(request, stream),
@@ -204,13 +213,13 @@ class OpenAIEngine:
             response.close()
             detail = error_detail(response)
             if not (self._send_top_k and "top_k" in detail):
-                raise self._refusal(response.status_code, detail)
+                raise self._refusal(client.base_url, response.status_code, detail)
             self._send_top_k = False
 
-    def _refusal(self, status: int, detail: str) -> EngineRequestError:
-        """The domain error for a refusal, naming the server's own reason."""
+    def _refusal(self, server: str, status: int, detail: str) -> EngineRequestError:
+        """The domain error for a refusal, naming the server and its own reason."""
         lowered = detail.lower()
-        where = f"The server at {self.config.base_url}"
+        where = f"The server at {server}"
         if any(words in lowered for words in _CONTEXT_WORDS):
             return PromptTooLongError(f"{where} says the prompt does not fit the model: {detail}")
         named = any(f"{q}{self.model}{q}" in detail for q in "'\"`")
@@ -228,4 +237,11 @@ class OpenAIEngine:
         return EngineRequestError(f"{where} refused the request ({status}): {detail}")
 
 
-ENGINES.register("openai", OpenAIEngine)
+ENGINES.register(
+    "openai",
+    EngineSpec(
+        OpenAIEngine,
+        # The server batches concurrent requests; the chat completion kept has no log-probabilities.
+        Capabilities(streaming=True, batching=True, logprobs=False, in_process=False),
+    ),
+)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from backend.engines.base import ENGINES, EngineConfig
+from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Timer, chat_messages
 from backend.engines.embedded import EMBEDDED_MODEL, prepare_embedded_model
 from backend.engines.local_model import LocalModel, load_local_model
@@ -245,4 +245,10 @@ def _group_by_params(requests: Sequence[ChatRequest]) -> dict[SamplingParams, li
     return groups
 
 
-ENGINES.register("transformers", TransformersEngine)
+ENGINES.register(
+    "transformers",
+    EngineSpec(
+        TransformersEngine,
+        Capabilities(streaming=True, batching=True, logprobs=False, in_process=True),
+    ),
+)

@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
+import re
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from backend.engines.base import ENGINES, EngineConfig
+from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Timer, chat_messages, finish_reason
 from backend.errors import EngineUnavailableError, PromptTooLongError
 from backend.types import ChatRequest, Completion, SamplingParams, StreamChunk
 
 DEFAULT_MODEL = "Qwen/Qwen-AgentWorld-35B-A3B"
+_TOO_LONG = ("longer than the maximum model length", "maximum context length", "too long")
 INSTALL_HINT = "pip install 'agentworld-playground[vllm]' on a GPU host"
 
 
@@ -28,8 +34,9 @@ class VLLMEngine:
     it off for every engine alike.
 
     Args:
-        config: `model` is a hub id or local path (empty: Qwen-AgentWorld-35B-A3B). The model is
-            split over every visible GPU by tensor parallelism.
+        config: `model` is a hub id or local path (empty: Qwen-AgentWorld-35B-A3B), split over
+            every visible GPU by tensor parallelism; `vllm` holds its memory share, length limit,
+            dtype, eager mode and (vLLM's CPU build) KV cache size (`AWP_VLLM_*`).
 
     Raises:
         EngineUnavailableError: vLLM is not installed.
@@ -63,8 +70,8 @@ class VLLMEngine:
                     [_sampling_params(r.params) for r in requests],
                     use_tqdm=False,
                 )
-            except ValueError as exc:
-                if "longer than the maximum model length" in str(exc):
+            except Exception as exc:  # vLLM 0.32's VLLMValidationError is not a ValueError
+                if any(words in str(exc).lower() for words in _TOO_LONG):
                     raise PromptTooLongError(f"{self.model}: {exc}") from exc
                 raise
             latency = timer.elapsed
@@ -99,19 +106,36 @@ class VLLMEngine:
             import torch
             from vllm import LLM, EngineArgs
 
+            settings = self.config.vllm
             options: dict[str, Any] = {
                 "model": self.model,
                 "trust_remote_code": True,
                 "tensor_parallel_size": max(1, torch.cuda.device_count()),
+                "gpu_memory_utilization": settings.memory_utilization,
+                "dtype": settings.dtype,
+                "enforce_eager": settings.enforce_eager,
             }
+            if settings.max_model_len is not None:
+                options["max_model_len"] = settings.max_model_len
+            if not torch.cuda.is_available():
+                # vLLM's CPU build kills its engine on a seeded request whose prompt exceeds the
+                # chunked-prefill budget ("CPU Generator does not use offset"): prefill whole.
+                options["enable_chunked_prefill"] = False
             # Qwen-AgentWorld's config declares vision modules its checkpoint lacks; vLLM versions
             # that know the option must be told to build the language model only.
             if "language_model_only" in {field.name for field in dataclasses.fields(EngineArgs)}:
                 options["language_model_only"] = True
-            try:
-                self._llm = LLM(**options)
-            except (OSError, RuntimeError, ValueError) as exc:
-                raise EngineUnavailableError(f"vLLM could not load {self.model}: {exc}") from exc
+            if settings.cpu_kv_cache_gb is not None:
+                # vLLM's CPU build reads its KV cache size only from this variable.
+                os.environ["VLLM_CPU_KVCACHE_SPACE"] = f"{settings.cpu_kv_cache_gb:g}"
+            with captured_output() as log:
+                try:
+                    self._llm = LLM(**options)
+                except Exception as exc:  # vLLM raises plain Exception subclasses of its own
+                    cause = root_cause(log.text()) or str(exc)
+                    raise EngineUnavailableError(
+                        f"vLLM could not load {self.model}: {cause}"
+                    ) from exc
         return self._llm
 
     def _completion(self, output: Any, latency: float) -> Completion:
@@ -127,6 +151,59 @@ class VLLMEngine:
         )
 
 
+class _Captured:
+    """What a process (and its children) wrote while `captured_output` was open."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+
+    def text(self) -> str:
+        self._file.flush()
+        self._file.seek(0)
+        return str(self._file.read().decode("utf-8", errors="replace"))
+
+
+@contextmanager
+def captured_output() -> Iterator[_Captured]:
+    """Copy file descriptors 1 and 2 (ours and the children's) to a file, then pass it on.
+
+    vLLM builds its engine in child processes, which log to stdout; when one fails, the parent
+    raises only "Engine core initialization failed. See root cause above", and the root cause
+    is in the children's log. Capturing the descriptors lets the error name it; everything
+    written is then copied to stderr, so the log stays whole.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    with tempfile.TemporaryFile() as file:
+        for fd in saved:
+            os.dup2(file.fileno(), fd)
+        captured = _Captured(file)
+        try:
+            yield captured
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            for fd, copy in saved.items():
+                os.dup2(copy, fd)
+                os.close(copy)
+            sys.stderr.write(captured.text())
+
+
+_ERROR_LINE = re.compile(r"\b([A-Za-z_.]*(?:Error|Exception)): (.+)$")
+_WRAPPERS = ("Engine core initialization failed", "WorkerProc initialization failed")
+
+
+def root_cause(log: str) -> str:
+    """The last error a vLLM log reports, leaving out the wrappers that hide it ("" if none)."""
+    found = ""
+    for line in log.splitlines():
+        match = _ERROR_LINE.search(line)
+        if match and not any(wrapper in match.group(2) for wrapper in _WRAPPERS):
+            found = f"{match.group(1)}: {match.group(2).strip()}"
+    return found
+
+
 def _sampling_params(params: SamplingParams) -> Any:
     from vllm import SamplingParams as VLLMSamplingParams
 
@@ -139,4 +216,11 @@ def _sampling_params(params: SamplingParams) -> Any:
     )
 
 
-ENGINES.register("vllm", VLLMEngine)
+ENGINES.register(
+    "vllm",
+    EngineSpec(
+        VLLMEngine,
+        # The offline API answers a stream with one chunk at the end.
+        Capabilities(streaming=False, batching=True, logprobs=False, in_process=True),
+    ),
+)

@@ -14,8 +14,9 @@ An annotated record's truth comes from its verdict alone (`ExportRecord.referenc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -30,6 +31,13 @@ from backend.export.rows import (
     RewardRow,
     SFTRow,
 )
+from backend.export.trajectories import (
+    AtifTrajectory,
+    InspectSampleRow,
+    build_atif,
+    build_inspect,
+    write_inspect_log,
+)
 from backend.history import state_after
 from backend.registry import Registry
 from backend.types import Trajectory, Turn
@@ -39,6 +47,8 @@ AWB_SOURCE = "agentworld-playground"
 
 
 Builder = Callable[[ExportRecord, ExportContext], Iterator[BaseModel]]
+ContainerWriter = Callable[[Iterable[BaseModel], Path], int]
+"""Writes a format's rows into its own kind of file (an Inspect log); returns the row count."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,9 @@ class ExportFormat:
         build: record -> rows.
         needs_annotation: only annotated predictions can produce rows.
         description: one line for help texts and dataset cards.
+        json_only: its rows hold free-form JSON objects (tool arguments): JSONL only, no
+            Parquet or datasets folder.
+        writer: writes the rows into the format's own kind of file instead of the path's.
 
     """
 
@@ -59,6 +72,8 @@ class ExportFormat:
     build: Builder
     needs_annotation: bool
     description: str
+    json_only: bool = False
+    writer: ContainerWriter | None = None
 
 
 def _rejected(record: ExportRecord) -> ExportAnnotation | None:
@@ -170,6 +185,22 @@ for _format in (
         build_agentworldbench,
         True,
         "official AgentWorldBench rows with the annotated truth as ground truth.",
+    ),
+    ExportFormat(
+        "atif",
+        AtifTrajectory,
+        build_atif,
+        False,
+        "Harbor ATIF trajectories: each session up to a prediction, the prediction in extra.",
+        json_only=True,
+    ),
+    ExportFormat(
+        "inspect",
+        InspectSampleRow,
+        build_inspect,
+        False,
+        "an Inspect AI eval log (.eval/.json): each session up to a prediction as a sample.",
+        writer=write_inspect_log,
     ),
 ):
     FORMATS.register(_format.name, _format)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from backend.benchmark.provenance import metric_versions
+from backend.domains import BUILTIN
 from backend.export.builders import ExportFormat
 
 TRAINERS = {
@@ -13,6 +15,7 @@ TRAINERS = {
     "kto": "KTOTrainer",
     "reward": "GRPOTrainer with `backend.export.rewards.world_model_reward`",
     "agentworldbench": "the AgentWorldBench judge (`awp bench`)",
+    "atif": "agent trainers and viewers that read Harbor's ATIF",
 }
 
 
@@ -54,6 +57,9 @@ def dataset_card(
         f"| `{name}` | {info.description or ''} |" for name, info in model.model_fields.items()
     )
     used = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None) or "none"
+    domain = filters.get("domain")
+    versions = metric_versions({str(domain)} if domain else set(BUILTIN))
+    listed = ", ".join(f"`{name}` v{version}" for name, version in versions.items())
     return "\n".join(
         [
             *front,
@@ -70,6 +76,9 @@ def dataset_card(
             "| column | meaning |",
             "|---|---|",
             columns,
+            "",
+            "Scores are named by metric and version; a value is only comparable with values of "
+            f"the same version. Metric versions at export time: {listed}.",
             "",
         ]
     )

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+from backend.domains.base import get_domain
 from backend.domains.turns import format_assistant_turn
 from backend.export.records import ExportRecord
 from backend.export.rows import Message
 from backend.parsing import BLOCK_CLOSE, BLOCK_OPEN
 from backend.simulate import build_messages
 from backend.types import SimRequest
-
-BLOCK_DOMAINS = frozenset({"web", "os", "android"})
-"""Domains whose official prompts demand one closed `<predicted_observation>` block; the text
-domains answer after the `**Environment Observation:**` marker instead."""
 
 
 def prompt_messages(record: ExportRecord, system_prompt: str) -> list[Message]:
@@ -41,7 +38,7 @@ def answer(domain: str, observation: str) -> list[Message]:
 
     The official output rules (`backend.parsing.parse_output`) recover `observation` from it.
     """
-    if domain in BLOCK_DOMAINS:
+    if get_domain(domain).block_observation:
         text = f"{BLOCK_OPEN}\n{observation}\n{BLOCK_CLOSE}"
     else:
         text = format_assistant_turn(observation)

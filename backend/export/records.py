@@ -60,6 +60,7 @@ class ExportRecord:
         messages: the exact chat the prediction was made from; None for predictions stored
             before chats were kept (their prompt is rebuilt by the one history rule).
         previous_observation: the state just before the action, when known.
+        grounded_by: the real transitions the prediction was shown as demonstrations.
 
     """
 
@@ -84,6 +85,7 @@ class ExportRecord:
     created_at: datetime
     scores: list[ExportScore] = field(default_factory=list)
     annotation: ExportAnnotation | None = None
+    grounded_by: list[str] = field(default_factory=list)
 
     def links(self) -> dict[str, Any]:
         """The link columns every export row carries (`backend.export.rows.LinkedRow`)."""
@@ -97,6 +99,7 @@ class ExportRecord:
             "engine": self.engine,
             "model": self.model,
             "annotator": annotation.annotator if annotation else None,
+            "grounded_by": list(self.grounded_by),
         }
 
     @property

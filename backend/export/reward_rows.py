@@ -10,9 +10,10 @@ from backend.errors import BadInputError
 from backend.export.prompt import prompt_messages
 from backend.export.records import ExportContext, ExportRecord
 from backend.export.rows import RatingColumn, RewardPart, RewardRow, ScoreColumn
-from backend.scoring import MetricResult, headline_metric, score_observation
+from backend.scoring import MetricResult, headline_metric
 from backend.scoring.judge import JUDGE_PREFIX
 from backend.scoring.reward import combine_reward
+from backend.stepping import compare
 
 
 def _metrics(record: ExportRecord, reference: str) -> list[MetricResult]:
@@ -29,12 +30,10 @@ def _metrics(record: ExportRecord, reference: str) -> list[MetricResult]:
             for s in stored
             if s.version.isdigit() and 0.0 <= s.value <= 1.0
         ]
-    try:
-        return score_observation(
-            record.domain, record.predicted_observation, reference, record.previous_observation
-        )
-    except BadInputError:
-        return []  # an unparsable reference: the judge and human signals may still stand
+    # An unparsable reference has no metrics: the judge and human signals may still stand.
+    return compare(
+        record.domain, record.predicted_observation, reference, record.previous_observation
+    ).results
 
 
 def build_reward(record: ExportRecord, ctx: ExportContext) -> Iterator[BaseModel]:

@@ -17,8 +17,8 @@ from typing import Any
 
 from backend.errors import AWPError
 from backend.parsing import parse_output
-from backend.scoring import score_observation
 from backend.scoring.reward import combine_reward
+from backend.stepping import compare
 
 
 def completion_text(completion: Any) -> str:
@@ -34,10 +34,11 @@ def completion_text(completion: Any) -> str:
 
 def score_completion(domain: str, text: str, reference: str, previous: str | None = None) -> float:
     """The reward in [0, 1] for one completion text; 0 when it cannot be scored."""
-    observation = parse_output(text).observation
+    scores = compare(domain, parse_output(text).observation, reference, previous)
+    if scores.problem:
+        return 0.0
     try:
-        metrics = score_observation(domain, observation, reference, previous)
-        return combine_reward(domain, metrics).value
+        return combine_reward(domain, scores.results).value
     except AWPError:
         return 0.0
 

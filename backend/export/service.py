@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from backend.errors import ExportError
 from backend.export.arrow import arrow_schema
 from backend.export.builders import FORMATS, ExportFormat
 from backend.export.card import dataset_card
@@ -65,16 +66,27 @@ def export(
 
     """
     export_format = FORMATS.get(format_name)
-    kind = output_kind(out)
-    schema = arrow_schema(export_format.row_model)
     rows = build_rows(export_format, records, ctx)
+    if export_format.writer is not None:
+        count = export_format.writer(rows, out)
+        if push:
+            raise ExportError(f"{format_name} files are not pushed to the Hub; {out} is written.")
+        return ExportSummary(path=out, kind=out.suffix.lstrip("."), format=format_name, rows=count)
+    kind = output_kind(out)
+    if export_format.json_only and kind != "jsonl":
+        raise ExportError(
+            f"{format_name} rows hold free-form JSON (tool arguments): write them to a .jsonl file."
+        )
     if kind == "jsonl":
         count = write_jsonl(rows, out)
     elif kind == "parquet":
-        count = write_parquet(rows, out, schema)
+        count = write_parquet(rows, out, arrow_schema(export_format.row_model))
     else:
         count = write_datasets_folder(
-            rows, out, schema, lambda n: dataset_card(export_format, n, filters)
+            rows,
+            out,
+            arrow_schema(export_format.row_model),
+            lambda n: dataset_card(export_format, n, filters),
         )
     pushed = None
     if push:

@@ -64,7 +64,20 @@ class ObservationPair:
 
     @cached_property
     def predicted_tree(self) -> Tree:
-        """The prediction as a tree; a malformed prediction scores as an empty tree."""
+        """The prediction as a tree; a malformed prediction scores as an empty tree.
+
+        A prediction that repeats the previous state (persistence, a model that copies) or the
+        truth (the oracle) is that tree: parsed once, and matched once against the others.
+        """
+        if self.predicted == self.reference:
+            return self.reference_tree
+        if self.previous is not None and self.predicted == self.previous:
+            try:
+                previous = self.previous_tree
+            except BadInputError:
+                previous = None  # the data's fault; the prediction still scores as a lenient parse
+            if previous is not None:
+                return previous
         return self._lenient(self.predicted, "predicted")
 
     @cached_property
@@ -158,6 +171,36 @@ def prf(matched: float, n_predicted: int, n_reference: int) -> dict[str, float]:
     precision = matched / n_predicted if n_predicted else 0.0
     recall = matched / n_reference if n_reference else 0.0
     return {"precision": precision, "recall": recall, "f1": f1(precision, recall)}
+
+
+def change_agreement(matched: float, predicted: float, real: float, disagreement: float) -> float:
+    """How well a predicted change agrees with the real one, net of what it gets wrong.
+
+    `max(0, 2 * matched - wrong) / (predicted + real + disagreement)`, where `wrong` is what
+    the prediction claims falsely: its new content that matches nothing real
+    (`predicted - matched`) and the old content whose fate it got wrong (`disagreement`: what it
+    dropped that reality kept, or kept that reality dropped). Two empty changes agree: 1.
+
+    A plain Dice (`2 * matched / total`) only dilutes errors, so output that is mostly wrong still
+    earns from whatever it happens to share: a 200-fold copy of the old screen holds the new
+    prompt line, a garbled copy holds near-copies of it, a sentence of prose shares letters.
+    Each of those outputs asserts far more falsehood than truth, and the persistence baseline,
+    which asserts nothing, scores 0; charging the false claims against the true ones means only
+    a change that is more right than wrong scores above it. Real content left out is not charged
+    (it is the missing credit that dilutes), so a cautious prediction that gets part of the
+    change right keeps that part. The oracle has nothing wrong and scores 1.
+
+    Args:
+        matched: size of the predicted new content that matches the real new content.
+        predicted: size of the predicted new content.
+        real: size of the real new content.
+        disagreement: size of the old content one side dropped and the other kept.
+    """
+    total = predicted + real + disagreement
+    if total == 0:
+        return 1.0
+    wrong = predicted - matched + disagreement
+    return max(0.0, 2 * matched - wrong) / total
 
 
 def checked_pair(

@@ -6,15 +6,32 @@ most of a plain similarity. Here each observation is first reduced to its change
 previous one: the lines it ADDS (lines not aligned with a line of the previous text, in order)
 and the lines it REMOVES (lines of the previous text it no longer holds). Then
 
-    value = 2 * M / (|added_pred| + |added_real| + |removal disagreement|)
+    value = max(0, 2 * M - wrong) / (|added_pred| + |added_real| + |removal disagreement|)
+    wrong = (|added_pred| - M) + |removal disagreement|
 
-where sizes are characters plus one newline per line, M is the patience-matched characters of
-the two added texts (partial credit inside a changed line, as in `patience.similarity`) and the
-removal disagreement is the size of the lines one side removed and the other kept (multisets,
-both being lines of the previous text). Agreeing removals earn nothing: every prediction that
-does not copy the previous text "removes" it, so crediting that would pay an empty prediction
-for the old output of every command. Disagreeing removals cost, so a screen that should have
-scrolled or been cleared still matters.
+(`base.change_agreement`), where sizes are characters plus one newline per line, M is the
+patience-matched characters of the two added texts and the removal disagreement is the size of
+the lines one side removed and the other kept (multisets, both being lines of the previous text).
+Agreeing removals earn nothing: every prediction that does not copy the previous text "removes"
+it, so crediting that would pay an empty prediction for the old output of every command.
+
+Version 2 closes the ways junk earned credit under version 1 (measured on the bundled items,
+benchmarks/bench_adversarial.py): prose, a truncated screen or one with random typos scored above
+persistence on 38 of 56 terminal and 20 of 28 swe steps.
+
+- Partial credit inside a changed region only above `REGION_FLOOR`: two unrelated texts share
+  characters (spaces, common letters, a prompt prefix), so a sentence of prose used to earn a few
+  percent against any output. And partial credit only when the predicted lines share more with
+  the new lines than the old lines they replaced do: a line that changed in place (`M r.txt` to
+  `1 0 r.txt`) shares characters with its old self, and so does any garbled copy of it, which
+  used to earn for characters persistence also had.
+- What the prediction gets wrong is charged against what it gets right, not only diluted: a
+  prediction that drops lines the real screen kept, keeps lines it dropped, or invents lines
+  must get more right than that to score at all (`base.change_agreement`).
+- An unknown previous text counts as empty (every line is an addition), as in tree change F1;
+  version 1 fell back to the plain similarity, with its coincidental character credit.
+
+Consequences, by construction:
 
 - Persistence adds and removes nothing: 0 whenever reality changed anything.
 - Reality changed nothing (the new text equals the previous one, line for line): the real change
@@ -34,7 +51,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from backend.scoring import patience
+from backend.scoring.base import change_agreement
 
+REGION_FLOOR = 0.5
+"""A replaced region of added lines earns partial credit only when at least half of it matches.
+Unrelated text shares a little by coincidence (a sentence of prose against the bundled terminal
+and swe lines: 0.07 in the median, 0.25 at most); a line a model got nearly right (a changed
+digit, a different path) shares far more than half."""
 MASK_LINE_LIMIT = 5_000
 """Most changed lines masked per pair; past it lines are compared as they are (and flagged)."""
 
@@ -49,10 +72,12 @@ class LineDelta:
     Attributes:
         added: the lines that are new, in order (masked when a mask was given).
         removed: the lines of the previous text that are gone, by content.
+        gone: the same lines in order, masked when a mask was given (compared with `added`).
     """
 
     added: list[str]
     removed: Counter[str]
+    gone: list[str]
 
 
 def split_lines(text: str) -> list[str]:
@@ -87,13 +112,16 @@ def line_delta(
     """
     gone, new = left
     if mask is None:
-        return LineDelta([after[j] for j in new], Counter(before[i] for i in gone))
+        old = [before[i] for i in gone]
+        return LineDelta([after[j] for j in new], Counter(old), old)
     added = [mask(after[j]) for j in new]
-    second = patience.align([mask(before[i]) for i in gone], added) if gone and added else []
+    masked_old = [mask(before[i]) for i in gone]
+    second = patience.align(masked_old, added) if gone and added else []
     kept_gone, kept_new = {i for i, _ in second}, {j for _, j in second}
     return LineDelta(
         [line for j, line in enumerate(added) if j not in kept_new],
         Counter(before[i] for k, i in enumerate(gone) if k not in kept_gone),
+        [line for k, line in enumerate(masked_old) if k not in kept_gone],
     )
 
 
@@ -128,12 +156,17 @@ def delta_similarity(
     pred = line_delta(before, pred_lines, pred_left, mask)
     real = line_delta(before, real_lines, real_left, mask)
     added_pred, added_real = size(pred.added), size(real.added)
-    matched = 0
+    matched, partial, old_partial = 0, 0, 0
     if pred.added and real.added:
-        _, counts = patience.similarity("\n".join(pred.added), "\n".join(real.added))
-        matched = min(counts["matched_chars"], added_pred, added_real)
+        real_text = "\n".join(real.added)
+        _, counts = patience.similarity("\n".join(pred.added), real_text, REGION_FLOOR)
+        partial = counts["partial_chars"]
+        if partial and real.gone:
+            _, old = patience.similarity("\n".join(real.gone), real_text, REGION_FLOOR)
+            old_partial = old["partial_chars"]
+        earned = partial if partial > old_partial else 0
+        matched = min(counts["matched_chars"] - partial + earned, added_pred, added_real)
     disagreement = size(pred.removed - real.removed) + size(real.removed - pred.removed)
-    total = added_pred + added_real + disagreement
     details: dict[str, Any] = {
         "previous_known": True,
         "real_changed": bool(real.added or real.removed),
@@ -145,9 +178,12 @@ def delta_similarity(
             2 * matched / (added_pred + added_real) if added_pred + added_real else None
         ),
         "removal_disagreement_chars": disagreement,
+        "matched_chars": matched,
+        "partial_chars": partial,
+        "old_lines_partial_chars": old_partial,
     }
     if masking:
         details["volatile_masking"] = (
             "on" if mask is not None else "skipped: too many changed lines"
         )
-    return (1.0 if total == 0 else 2 * matched / total), details
+    return change_agreement(matched, added_pred, added_real, disagreement), details

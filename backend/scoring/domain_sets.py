@@ -5,8 +5,15 @@ simulating: the persistence baseline (repeat the previous observation) scores ne
 the oracle 1. So every headline compares what the prediction CHANGED from the previous
 observation with what really changed: change F1 for trees, delta similarity for screens and text
 (backend.scoring.delta, with partial credit inside a changed line), delta key/value F1 for JSON
-tool results. Search keeps result overlap: a new query returns other pages, so a copied result
-list already scores near 0. The plain similarities stay in the sets as secondary metrics.
+tool results, and the results a search list adds and drops. The plain similarities (and search's
+result overlap) stay in the sets as secondary metrics.
+
+A headline must also pay no junk more than persistence: nothing, prose, a truncated, garbled or
+200-fold copy of the previous observation (backend.scoring.adversaries, tested on every bundled
+step). So the change headlines pay nothing for removals both sides agree on (any output that is
+not a copy removes things), charge what the prediction gets wrong against what it gets right
+(`base.change_agreement`), and give partial credit inside a line only above a floor; an
+unparsable tree scores 0.
 """
 
 from __future__ import annotations
@@ -48,7 +55,9 @@ DOMAIN_SETS.register(
         ("json_delta_f1", "json_valid", "json_kv_f1", "json_kv_f1_tol10", *_TEXT), "json_delta_f1"
     ),
 )
-DOMAIN_SETS.register("search", MetricSet(("search_overlap", *_TEXT), "search_overlap"))
+DOMAIN_SETS.register(
+    "search", MetricSet(("search_delta", "search_overlap", *_TEXT), "search_delta")
+)
 DOMAIN_SETS.register("web", MetricSet(_TREE, "change_f1"))
 DOMAIN_SETS.register("os", MetricSet(_TREE, "change_f1"))
 DOMAIN_SETS.register("android", MetricSet(_TREE, "change_f1"))

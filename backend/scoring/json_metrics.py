@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from backend.scoring.base import ObservationPair, metric, prf
-from backend.scoring.text import delta_of, normalise_whitespace, without_previous
+from backend.scoring.base import ObservationPair, change_agreement, metric, prf
+from backend.scoring.text import delta_of, normalise_whitespace
 
 Leaf = tuple[str, Any]
 _MISSING = object()
@@ -138,21 +138,25 @@ def leaf_changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[st
     return changed, set(before.keys() - after.keys())
 
 
-def key_value_delta(previous: str, predicted: str, reference: str) -> tuple[float, dict[str, Any]]:
-    """F1 of the leaves the prediction adds or changes against those reality adds or changes.
+def key_value_delta(
+    previous: str | None, predicted: str, reference: str
+) -> tuple[float, dict[str, Any]]:
+    """Agreement of the leaves the prediction adds or changes with those reality adds or changes.
 
-    `2 * matched / (changed_pred + changed_real + dropped paths on which the two disagree)`:
-    the change-F1 idea (backend.scoring.tree_change) on (path, value) leaves. A copy of the
-    previous result changes nothing and scores 0 unless reality changed nothing too (then 1).
-    Leaves both keep earn nothing; dropping a path both drop costs nothing, as in
-    `delta.delta_similarity`. A previous result that is not JSON has no leaves, so every leaf of
-    a new result counts as added (the value is then the plain key/value F1).
+    `base.change_agreement` over leaves: matched changed leaves, against the changed leaves of
+    each side and the dropped paths on which the two disagree, with the prediction's wrong
+    leaves and wrong drops charged against its right ones (version 2; version 1 was the plain
+    F1, which paid junk for coincidences). The change-F1 idea (backend.scoring.tree_change) on
+    (path, value) leaves. A copy of the previous result changes nothing and scores 0 unless
+    reality changed nothing too (then 1). Leaves both keep earn nothing; dropping a path both
+    drop costs nothing, as in `delta.delta_similarity`. A previous result that is unknown or not
+    JSON has no leaves, so every leaf of a new result counts as added.
     """
     ref_value, ref_error = load(reference)
     if ref_error is not None:
         value, details = delta_of(previous, predicted, reference)
         return value, {**details, "reference_is_json": False, "fallback": "text_delta"}
-    prev_value, prev_error = load(previous)
+    prev_value, prev_error = load(previous or "")
     before = {} if prev_error is not None else flatten(prev_value)
     real, real_dropped = leaf_changes(before, flatten(ref_value))
     pred_value, pred_error = load(predicted)
@@ -164,9 +168,8 @@ def key_value_delta(previous: str, predicted: str, reference: str) -> tuple[floa
         1 for path in pred.keys() & real.keys() if leaves_equal(pred[path], real[path], 0.0)
     )
     disagreement = len(pred_dropped ^ real_dropped)
-    total = len(pred) + len(real) + disagreement
-    return (1.0 if total == 0 else 2 * matched / total), {
-        "previous_known": True,
+    return change_agreement(matched, len(pred), len(real), disagreement), {
+        "previous_known": previous is not None,
         "previous_is_json": prev_error is None,
         "real_changed": bool(real or real_dropped),
         "changed_predicted": len(pred),
@@ -178,9 +181,7 @@ def key_value_delta(previous: str, predicted: str, reference: str) -> tuple[floa
     }
 
 
-@metric("json_delta_f1", 1, "F1 of the leaves changed from the previous result, exact values.")
+@metric("json_delta_f1", 2, "Agreement of the leaves changed from the previous result.")
 def json_delta_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
-    """Key/value F1 over what changed since the previous result; plain key/value F1 without one."""
-    if pair.previous is None:
-        return without_previous(json_kv_f1(pair), "json_kv_f1")
+    """Key/value agreement over what changed since the previous result (unknown: empty)."""
     return key_value_delta(pair.previous, pair.predicted, pair.reference)

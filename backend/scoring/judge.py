@@ -7,19 +7,26 @@ scores and its 0-100 score is `(total - 1) / 4 * 100`. For web, os and android t
 official judges are also enforced in code, so a judge that ignores them cannot inflate a stale
 copy: factuality and quality at most 2 when the prediction repeats the previous state while the
 real state changed, and realism at most 3 when factuality or consistency is 1-2.
+
+The official mode (`official`) sends instead exactly the request of the release's `eval.py
+judge` (`backend.scoring.official_judge`): its judge prompts and user template, its sampling,
+no diagnostics and no caps in code, and a retry that asks the same question again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from backend.engines.base import Engine
+from backend.errors import BadInputError
 from backend.recording import StoredScore
 from backend.scoring.judge_common import MAX_HISTORY_CHARS, ask_with_retries, render_context
-from backend.scoring.judge_library import JudgePromptLibrary
+from backend.scoring.judge_library import JudgePrompt, JudgePromptLibrary
 from backend.scoring.judge_parse import DIMENSIONS, Evaluation, parse_final_evaluation
+from backend.scoring.official_judge import OfficialJudgeTemplate, OfficialRow, judge_messages
 from backend.scoring.text import normalise_whitespace
 from backend.types import ChatMessage, Diagnostics, SamplingParams, Turn
 
@@ -31,7 +38,11 @@ JUDGE_PARAMS = SamplingParams(temperature=0.0, top_p=1.0, top_k=0, max_new_token
 
 
 class JudgeItem(BaseModel):
-    """One prediction to grade, with what the judge needs to know."""
+    """One prediction to grade, with what the judge needs to know.
+
+    `row` and `raw_output` serve the official mode: the AgentWorldBench row the prediction
+    answers and the model's raw generation (the prediction itself when not given).
+    """
 
     domain: str
     action: str
@@ -40,6 +51,8 @@ class JudgeItem(BaseModel):
     history: list[Turn] = Field(default_factory=list)
     previous: str | None = None
     diagnostics: Diagnostics | None = None
+    row: dict[str, Any] | None = None
+    raw_output: str | None = None
 
 
 class JudgeResult(BaseModel):
@@ -121,6 +134,8 @@ class Judge:
         params: sampling parameters of the judge; the temperature is stored with every score.
         retries: extra attempts for answers without a parsable evaluation.
         max_history_chars: history budget of the judge's message.
+        official: the release's judge user template: judge as `eval.py judge` does, with the
+            official judge prompts of `prompts` (every item then needs its `row`).
     """
 
     def __init__(
@@ -130,25 +145,48 @@ class Judge:
         params: SamplingParams = JUDGE_PARAMS,
         retries: int = 2,
         max_history_chars: int = MAX_HISTORY_CHARS,
+        official: OfficialJudgeTemplate | None = None,
     ) -> None:
         self.engine = engine
         self.prompts = prompts or JudgePromptLibrary()
         self.params = params
         self.retries = retries
         self.max_history_chars = max_history_chars
+        self.official = official
 
-    def evaluate(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
-        """Grade every item in one batched engine call (plus retries for unparsable answers)."""
-        prompts = [self.prompts.get(item.domain) for item in items]
-        conversations = [
-            [
+    def conversation(self, item: JudgeItem, prompt: JudgePrompt) -> list[ChatMessage]:
+        """The messages that grade `item` under `prompt`, in this judge's mode.
+
+        Raises:
+            BadInputError: official mode, and the item has no row.
+        """
+        if self.official is None:
+            return [
                 ChatMessage(role="system", content=prompt.text),
                 ChatMessage(role="user", content=render_user_message(item, self.max_history_chars)),
             ]
-            for item, prompt in zip(items, prompts, strict=True)
+        if item.row is None:
+            raise BadInputError("The official judge grades AgentWorldBench rows; this has none.")
+        raw = item.predicted if item.raw_output is None else item.raw_output
+        row = OfficialRow.model_validate(item.row)
+        return judge_messages(row, raw, prompt.text, self.official.text)
+
+    def evaluate(self, items: Sequence[JudgeItem]) -> list[JudgeResult]:
+        """Grade every item in one batched engine call (plus retries for unparsable answers)."""
+        prompts = [
+            self.prompts.official(item.domain) if self.official else self.prompts.get(item.domain)
+            for item in items
+        ]
+        conversations = [
+            self.conversation(item, prompt) for item, prompt in zip(items, prompts, strict=True)
         ]
         outcomes = ask_with_retries(
-            self.engine, conversations, self.params, parse_final_evaluation, self.retries
+            self.engine,
+            conversations,
+            self.params,
+            parse_final_evaluation,
+            self.retries,
+            echo=self.official is None,
         )
         results = []
         for item, prompt, outcome in zip(items, prompts, outcomes, strict=True):

@@ -64,11 +64,13 @@ def ask_with_retries(
     params: SamplingParams,
     parse: Callable[[str], T],
     retries: int,
+    echo: bool = True,
 ) -> list[Outcome[T]]:
     """Send every conversation as one batch; re-ask only those whose answer did not parse.
 
-    A retry shows the judge its unparsable answer and what was wrong, which fixes most format
-    slips. Engine errors (server down, prompt too long) count as a failed attempt of every
+    A retry shows the judge its unparsable answer and what was wrong (`echo`), which fixes most
+    format slips; without `echo` it asks the same question again, as the official harness
+    does. Engine errors (server down, prompt too long) count as a failed attempt of every
     item in the batch, so a judge failure is always recorded, never dropped.
     """
     chats = [list(conversation) for conversation in conversations]
@@ -95,10 +97,13 @@ def ask_with_retries(
                 outcome.value, outcome.error = parse(text), None
             except JudgeParseError as exc:
                 outcome.error = str(exc)
-                chats[i] += [
-                    ChatMessage(role="assistant", content=completion.text[-RETRY_ECHO_CHARS:]),
-                    ChatMessage(role="user", content=f"{exc} Answer again, ending as instructed."),
-                ]
+                if echo:
+                    chats[i] += [
+                        ChatMessage(role="assistant", content=completion.text[-RETRY_ECHO_CHARS:]),
+                        ChatMessage(
+                            role="user", content=f"{exc} Answer again, ending as instructed."
+                        ),
+                    ]
                 still.append(i)
         pending = still
     return outcomes

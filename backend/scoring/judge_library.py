@@ -4,16 +4,21 @@ Each `judge_prompts/<name>.md` starts with a front matter of `key: value` lines 
 lines: `version` (bumped on every wording change, stored with every judge score) and `caps`
 (true where the web/os/android score caps apply). A domain's system prompt is the shared rubric
 (`_rubric.md`) followed by the domain's section; `pairwise.md` stands alone. A directory given
-as `override_dir` may replace any of these files by name.
+as `override_dir` may replace any of these files by name, or be the official release's
+`prompts/` folder, whose `<domain>/judge_system_prompt.txt` is a whole system prompt used as
+written (versioned by its content's hash). A domain the folder lacks keeps the built-in prompt,
+and its first use is logged with its name; the official judge (`official`) refuses it instead.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from backend.errors import UnknownNameError
+from backend.errors import BadInputError, NotFoundError, UnknownNameError
+from backend.prompt_folders import OFFICIAL_JUDGE, PromptFolder
 
 RUBRIC = "_rubric"
 PAIRWISE = "pairwise"
@@ -66,15 +71,28 @@ class JudgePromptLibrary:
     """Loads judge prompts from the package, with an optional override directory.
 
     Args:
-        override_dir: a directory of `<name>.md` files that replace the built-in ones.
+        override_dir: a directory of `<name>.md` files that replace the built-in ones, or the
+            official `prompts/` folder (`<domain>/judge_system_prompt.txt`).
+
+    Raises:
+        BadInputError: `override_dir` is not a directory, or holds neither layout.
     """
 
     def __init__(self, override_dir: Path | None = None) -> None:
-        self.override_dir = override_dir
+        self.folder = (
+            PromptFolder.open(Path(override_dir), OFFICIAL_JUDGE, "judge prompt")
+            if override_dir is not None
+            else None
+        )
+        self.override_dir = self.folder.path if self.folder is not None else None
 
     def _read(self, name: str) -> PromptFile:
-        if self.override_dir is not None and (self.override_dir / f"{name}.md").is_file():
-            return parse_prompt_file((self.override_dir / f"{name}.md").read_text("utf-8"))
+        if self.folder is not None:
+            found = self.folder.find(name)
+            if found is not None and found.suffix == ".md":
+                return parse_prompt_file(found.read_text("utf-8"))
+            if found is None and name not in (RUBRIC, PAIRWISE):
+                self.folder.note_missing(name)
         packaged = resources.files("backend.scoring") / "judge_prompts" / f"{name}.md"
         if not packaged.is_file():
             raise UnknownNameError(
@@ -82,13 +100,37 @@ class JudgePromptLibrary:
             )
         return parse_prompt_file(packaged.read_text("utf-8"))
 
+    @staticmethod
+    def _packaged() -> set[str]:
+        packaged = resources.files("backend.scoring") / "judge_prompts"
+        return {entry.name[:-3] for entry in packaged.iterdir() if entry.name.endswith(".md")}
+
     def names(self) -> list[str]:
         """Names with a prompt (domains and `pairwise`), built-in and overridden."""
-        packaged = resources.files("backend.scoring") / "judge_prompts"
-        found = {entry.name[:-3] for entry in packaged.iterdir() if entry.name.endswith(".md")}
-        if self.override_dir is not None and self.override_dir.is_dir():
-            found |= {path.stem for path in self.override_dir.glob("*.md")}
+        found = self._packaged()
+        if self.folder is not None:
+            found |= self.folder.names()
         return sorted(found - {RUBRIC})
+
+    def official(self, name: str) -> JudgePrompt:
+        """The official judge system prompt of a domain: its file's text, exactly as read.
+
+        Raises:
+            BadInputError: no prompt folder was given.
+            NotFoundError: the folder has no `<name>/judge_system_prompt.txt` (the message
+                names the domain).
+        """
+        if self.folder is None:
+            raise BadInputError(
+                "The official judge reads the official judge prompts: pass --judge-prompts with "
+                "the `prompts/` folder of a QwenLM/Qwen-AgentWorld checkout."
+            )
+        path = self.folder.path / name / OFFICIAL_JUDGE
+        if not path.is_file():
+            raise NotFoundError(self.folder.missing_message(name))
+        text = path.read_text(encoding="utf-8")
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        return JudgePrompt(name, text, f"{name}-official-{digest}", caps=False)
 
     def get(self, name: str) -> JudgePrompt:
         """The system prompt for a domain's rubric judge, or for `pairwise`.
@@ -96,6 +138,12 @@ class JudgePromptLibrary:
         Raises:
             UnknownNameError: there is no prompt file of that name.
         """
+        if self.folder is not None and self.folder.is_official(name):
+            official = self.official(name)
+            builtin = JudgePromptLibrary().get(name) if name in self._packaged() else None
+            return JudgePrompt(
+                name, official.text, official.version, builtin.caps if builtin else False
+            )
         own = self._read(name)
         caps = own.meta.get("caps", "").lower() == "true"
         if name == PAIRWISE:

@@ -88,6 +88,8 @@ class Tree:
     root: Node
     fmt: str
     truncated: bool = False
+    matchings: dict[int, Any] = field(default_factory=dict, repr=False)
+    """Node matchings against other trees, by the other tree's id (`tree_match.match_trees`)."""
 
     @cached_property
     def preorder(self) -> list[FlatNode]:
@@ -118,6 +120,11 @@ class Tree:
     def size(self) -> int:
         """Number of real nodes (the synthetic root excluded)."""
         return len(self._real)
+
+    @cached_property
+    def signatures(self) -> list[Signature]:
+        """The real nodes' signatures in pre-order: equal lists mean equal node sequences."""
+        return [node.signature() for node in self.nodes]
 
 
 def check_size(text: str, what: str) -> None:

@@ -59,7 +59,7 @@ def matched_items(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     return len(align(a, b))
 
 
-def similarity(a: str, b: str) -> tuple[float, dict[str, int]]:
+def similarity(a: str, b: str, region_floor: float = 0.0) -> tuple[float, dict[str, int]]:
     """Character-weighted patience similarity of two texts, in [0, 1].
 
     Lines are aligned with patience diff; equal lines count all their characters (plus the
@@ -68,23 +68,36 @@ def similarity(a: str, b: str) -> tuple[float, dict[str, int]]:
     value is `2 * M / (|a| + |b|)` with sizes counted as characters plus one newline per line,
     so identical texts score 1.
 
+    Args:
+        a: one text.
+        b: the other text.
+        region_floor: a replaced region earns its character matches only when they are at least
+            this share of it (`2 * m / (|left| + |right|)`); below, they are the coincidences
+            any two texts share (spaces, common letters) and count for nothing.
+
     Returns:
-        (similarity, details with line and character counts).
+        (similarity, details with line and character counts; `partial_chars` is the part of
+        `matched_chars` earned inside replaced regions).
     """
     a_lines, b_lines = a.split("\n"), b.split("\n")
     pairs = align(a_lines, b_lines)
     matched_chars = sum(len(a_lines[i]) + 1 for i, _ in pairs)
+    partial_chars = 0
     last_a = last_b = 0
     for i, j in [*pairs, (len(a_lines), len(b_lines))]:
         if i > last_a and j > last_b:
             left, right = "\n".join(a_lines[last_a:i]), "\n".join(b_lines[last_b:j])
             if len(left) <= CHAR_BLOCK_LIMIT and len(right) <= CHAR_BLOCK_LIMIT:
-                matched_chars += matched_items(left, right)
+                shared = matched_items(left, right)
+                if 2 * shared >= region_floor * (len(left) + len(right)):
+                    partial_chars += shared
         last_a, last_b = i + 1, j + 1
     details = {
         "equal_lines": len(pairs),
         "lines_predicted": len(a_lines),
         "lines_reference": len(b_lines),
-        "matched_chars": matched_chars,
+        "matched_chars": matched_chars + partial_chars,
+        "partial_chars": partial_chars,
     }
+    matched_chars += partial_chars
     return 2 * matched_chars / (len(a) + len(b) + 2), details

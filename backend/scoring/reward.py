@@ -1,11 +1,13 @@
 """One reward in [0, 1] per prediction from deterministic metrics, the judge and a human label.
 
-Formula `reward-v2` (bump FORMULA_VERSION whenever any part changes):
+Formula `reward-v3` (bump FORMULA_VERSION whenever any part changes):
 
 - deterministic `D` = the value of the domain's headline metric (see `headline_metric`); v2
   follows the headlines that measure the change from the previous observation (terminal
   `screen_delta`, swe `text_delta`, mcp `json_delta_f1`; v1 used the plain similarities and
-  key/value F1, which pay a copy of the previous observation);
+  key/value F1, which pay a copy of the previous observation); v3 follows their version 2 (and
+  `change_f1` version 2), which charge wrong content against right content, so no junk output
+  (empty, prose, a truncated, garbled or 200-fold copy) earns more than persistence;
 - judge `J` = `(mean of the non-zero rubric scores - 1) / 4`, the official normalisation;
 - human `H` = the same normalisation of an annotator's rubric ratings;
 - reward = `(wD * D + wJ * J + wH * H) / (wD + wJ + wH)` over the components that are present,
@@ -24,7 +26,7 @@ from backend.errors import BadInputError
 from backend.scoring.base import MetricResult
 from backend.scoring.score import headline_metric
 
-FORMULA_VERSION = "reward-v2"
+FORMULA_VERSION = "reward-v3"
 WEIGHTS = {"deterministic": 1.0, "judge": 1.0, "human": 2.0}
 RUBRIC_MIN, RUBRIC_MAX = 1, 5
 

@@ -20,7 +20,6 @@ from backend.scoring.text import (
     line_prf,
     normalise_whitespace,
     similar,
-    without_previous,
 )
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -122,13 +121,11 @@ def masked_line(line: str) -> str:
     return mask_volatile(line)[0]
 
 
-@metric("screen_delta", 1, "Delta similarity of the screens, volatile tokens masked.")
+@metric("screen_delta", 2, "Delta similarity of the screens, volatile tokens masked.")
 def screen_delta(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     """What the predicted screen changed against what the real screen changed.
 
     Scrolled lines are aligned, not changed; a line whose only change is a volatile token (a
-    clock, a PID) is unchanged. Without a previous screen: `screen_similarity`.
+    clock, a PID) is unchanged. An unknown previous screen counts as empty.
     """
-    if pair.previous is None:
-        return without_previous(screen_similarity(pair), "screen_similarity")
     return delta_of(pair.previous, pair.predicted, pair.reference, masked_line)

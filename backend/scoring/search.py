@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from backend.scoring.base import ObservationPair, metric, prf
-from backend.scoring.text import line_prf, normalise_whitespace
+from backend.scoring.base import ObservationPair, change_agreement, metric, prf
+from backend.scoring.text import delta_of, line_prf, normalise_whitespace
 
 _HEADER = re.compile(r"^\s*\[(\d+)\]\s*(.*)$")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
@@ -93,8 +94,8 @@ def parse_results(text: str) -> list[SearchResult]:
     return [_from_block(block) for block in blocks]
 
 
-def overlap(pred: list[SearchResult], ref: list[SearchResult]) -> tuple[float, dict[str, Any]]:
-    """One-to-one matching of results by URL, then by title; a pair earns half per equal field."""
+def hits(pred: list[SearchResult], ref: list[SearchResult]) -> tuple[int, int]:
+    """(URL hits, title hits) of a one-to-one matching of results by URL, then by title."""
     pred_free, ref_free = list(range(len(pred))), list(range(len(ref)))
     pairs: list[tuple[int, int]] = []
     for key in ("url", "title"):
@@ -107,6 +108,12 @@ def overlap(pred: list[SearchResult], ref: list[SearchResult]) -> tuple[float, d
                 pairs.append((i, j))
     url_hits = sum(pred[j].url == ref[i].url for i, j in pairs)
     title_hits = sum(pred[j].title == ref[i].title for i, j in pairs)
+    return url_hits, title_hits
+
+
+def overlap(pred: list[SearchResult], ref: list[SearchResult]) -> tuple[float, dict[str, Any]]:
+    """F1 of the two lists, a matched pair earning half per equal field (URL, title)."""
+    url_hits, title_hits = hits(pred, ref)
     scores = prf((url_hits + title_hits) / 2, len(pred), len(ref))
     urls = prf(url_hits, len(pred), len(ref))
     titles = prf(title_hits, len(pred), len(ref))
@@ -129,3 +136,57 @@ def search_overlap(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
         )
         return value, {**details, "fallback": "line_f1"}
     return overlap(parse_results(pair.predicted), ref)
+
+
+def _key(result: SearchResult) -> str:
+    return result.url or result.title
+
+
+def result_delta(
+    before: list[SearchResult], after: list[SearchResult]
+) -> tuple[list[SearchResult], Counter[str]]:
+    """The results of `after` that `before` did not list, and the results of `before` it drops.
+
+    Results are the same when their URL is (their title, where there is no URL); repeats count.
+    """
+    left = Counter(_key(result) for result in before)
+    new = []
+    for result in after:
+        if left[_key(result)] > 0:
+            left[_key(result)] -= 1
+        else:
+            new.append(result)
+    return new, +left
+
+
+@metric("search_delta", 1, "Agreement of the results new since the previous list, by URL/title.")
+def search_delta(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
+    """The result-list change of the prediction against the real one.
+
+    The results each list adds to the previous list are matched as in `search_overlap` (half
+    per equal URL or title), the dropped results both sides agree on earn nothing and those they
+    disagree on are errors, combined by `base.change_agreement`. Plain overlap paid junk: the
+    first half of the previous list, which drops the results reality dropped too, scores above
+    the whole list whenever the pages reality repeats are near the top. A repeated query returns
+    the same list, so there a copy is right and scores 1. An unknown previous state has no
+    results; a real observation without results (a fetched page) is compared by `text_delta`.
+    """
+    ref = parse_results(pair.reference)
+    if not ref:
+        value, details = delta_of(pair.previous, pair.predicted, pair.reference)
+        return value, {**details, "fallback": "text_delta"}
+    before = parse_results(pair.previous or "")
+    pred_new, pred_dropped = result_delta(before, parse_results(pair.predicted))
+    real_new, real_dropped = result_delta(before, ref)
+    url_hits, title_hits = hits(pred_new, real_new)
+    matched = (url_hits + title_hits) / 2
+    disagreement = sum(((pred_dropped - real_dropped) + (real_dropped - pred_dropped)).values())
+    return change_agreement(matched, len(pred_new), len(real_new), disagreement), {
+        "previous_known": pair.previous is not None,
+        "new_predicted": len(pred_new),
+        "new_real": len(real_new),
+        "matched": matched,
+        "dropped_predicted": sum(pred_dropped.values()),
+        "dropped_real": sum(real_dropped.values()),
+        "dropped_disagreement": disagreement,
+    }

@@ -63,33 +63,24 @@ def line_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     return line_prf(normalise_whitespace(pair.predicted), normalise_whitespace(pair.reference))
 
 
-def without_previous(
-    result: tuple[float, dict[str, Any]], name: str
-) -> tuple[float, dict[str, Any]]:
-    """A delta metric's value when the previous observation is unknown: metric `name`'s.
-
-    With no previous observation there is no change to compare, so the whole observations are
-    compared instead; the details say so.
-    """
-    value, details = result
-    return value, {**details, "previous_known": False, "fallback": name}
-
-
 def delta_of(
-    previous: str, predicted: str, reference: str, mask: Mask | None = None
+    previous: str | None, predicted: str, reference: str, mask: Mask | None = None
 ) -> tuple[float, dict[str, Any]]:
-    """Delta similarity (backend.scoring.delta) of the whitespace-normalised texts."""
-    return delta_similarity(
-        normalise_whitespace(previous),
+    """Delta similarity (backend.scoring.delta) of the whitespace-normalised texts.
+
+    An unknown previous text counts as empty, so every line is an addition: the whole texts are
+    compared, with the same floor on partial credit and the same charge for invented lines.
+    """
+    value, details = delta_similarity(
+        normalise_whitespace(previous or ""),
         normalise_whitespace(predicted),
         normalise_whitespace(reference),
         mask,
     )
+    return value, {**details, "previous_known": previous is not None}
 
 
-@metric("text_delta", 1, "Similarity of the predicted to the real change from the previous text.")
+@metric("text_delta", 2, "Similarity of the predicted to the real change from the previous text.")
 def text_delta(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     """Lines added and removed relative to the previous observation, prediction vs reality."""
-    if pair.previous is None:
-        return without_previous(text_similarity(pair), "text_similarity")
     return delta_of(pair.previous, pair.predicted, pair.reference)

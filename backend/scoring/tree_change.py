@@ -2,10 +2,19 @@
 
 Scoring the predicted state against the real one rewards copying: most of a page survives an
 action, so a copy of the previous page already gets a high node F1. Change F1 compares what the
-prediction CHANGED with what really changed (RLVR-World's measure for web pages): nodes added,
-removed and updated between the previous state and each new state. A copy of the previous state
-changes nothing and scores 0 whenever the real state changed; when neither changed, both change
-sets are empty and the score is 1.
+prediction CHANGED with what really changed (after RLVR-World's measure for web pages): nodes
+added, removed and updated between the previous state and each new state. A copy of the previous
+state changes nothing and scores 0 whenever the real state changed; when neither changed, both
+change sets are empty and the score is 1.
+
+Version 2 stops paying for removals. Version 1 was the F1 of the two change sets, removals
+included, so an empty or unparsable tree (which "removes" every node) matched every real removal:
+when a window closed, a one-sentence answer scored 0.88 on a desktop step. Now, as in
+`delta.delta_similarity`, removals on which both sides agree earn nothing (any output that is not
+a copy removes things), removals on which they disagree cost, and the additions and updates are
+compared with `base.change_agreement`, which charges the wrong ones against the right ones. A
+step whose only real change is removals therefore scores 1 for exactly those removals and 0
+otherwise: nothing else there tells a prediction from a deletion.
 """
 
 from __future__ import annotations
@@ -14,8 +23,9 @@ from collections import Counter
 from itertools import islice
 from typing import Any
 
+from backend.scoring.base import change_agreement
 from backend.scoring.nodes import Node, Signature, Tree
-from backend.scoring.tree_match import match_nodes
+from backend.scoring.tree_match import match_trees
 
 CHANGE_MIN_SIMILARITY = 0.3
 """Matched pairs at or below this similarity are unrelated nodes: a removal plus an addition,
@@ -25,9 +35,15 @@ node updated; one that keeps only its role and some attributes is not."""
 Change = tuple[Any, ...]
 
 
-def _matched(old: list[Node], new: list[Node]) -> list[tuple[int, int]]:
-    """Pairs (index in old, index in new) of the same node in both states; the rest changed."""
-    return [(i, j) for i, j, _ in match_nodes(old, new, CHANGE_MIN_SIMILARITY).pairs]
+def _matched(before: Tree, after: Tree) -> list[tuple[int, int]]:
+    """Pairs (index in before, index in after) of the same node in both states; the rest changed.
+
+    Equal node sequences pair in order: a maximal matching pairs every node with an equal one
+    (similarity 1 means an equal signature), so whichever it picks, nothing changed.
+    """
+    if before is after or before.signatures == after.signatures:
+        return [(i, i) for i in range(len(after.nodes))]
+    return [(i, j) for i, j, _ in match_trees(before, after, CHANGE_MIN_SIMILARITY).pairs]
 
 
 def changes(before: Tree | None, after: Tree) -> Counter[Change]:
@@ -41,7 +57,7 @@ def changes(before: Tree | None, after: Tree) -> Counter[Change]:
     if before is None:
         return Counter(("added", node.signature()) for node in new)
     old = before.nodes
-    pairs = _matched(old, new)
+    pairs = _matched(before, after)
     found: Counter[Change] = Counter()
     for i, j in pairs:
         if old[i].signature() != new[j].signature():
@@ -59,7 +75,7 @@ def node_statuses(before: Tree, after: Tree) -> tuple[list[str], int]:
     changed nodes marks exactly the changes change F1 counts.
     """
     old, new = before.nodes, after.nodes
-    pairs = _matched(old, new)
+    pairs = _matched(before, after)
     statuses = ["added"] * len(new)
     for i, j in pairs:
         statuses[j] = "" if old[i].signature() == new[j].signature() else "updated"
@@ -94,25 +110,42 @@ def _describe(change: Change) -> str:
     return text
 
 
+def _split(found: Counter[Change]) -> tuple[Counter[Change], Counter[Change]]:
+    """(additions and updates, removals) of a change set."""
+    removed = Counter({c: n for c, n in found.items() if c[0] == "removed"})
+    return found - removed, removed
+
+
 def change_f1(
     previous: Tree | None, predicted: Tree, reference: Tree
 ) -> tuple[float, dict[str, Any]]:
-    """F1 of the predicted change set against the real change set.
+    """Agreement of the predicted change set with the real one (module docstring).
 
     Returns:
-        (F1, details with counts per kind and up to ten missed and spurious changes).
+        (value, details: all changes per side, the new (added or updated) ones per side and
+        matched, the removals per side and their disagreement, counts per kind, and up to ten
+        missed and spurious changes).
     """
     predicted_changes = changes(previous, predicted)
     real_changes = changes(previous, reference)
-    common = predicted_changes & real_changes
-    n_pred, n_real, n_common = (sum(c.values()) for c in (predicted_changes, real_changes, common))
-    value = 1.0 if n_pred == n_real == 0 else 2 * n_common / (n_pred + n_real)
-    return value, {
-        "changes_predicted": n_pred,
-        "changes_real": n_real,
-        "changes_matched": n_common,
+    pred_new, pred_removed = _split(predicted_changes)
+    real_new, real_removed = _split(real_changes)
+    common = pred_new & real_new
+    n_pred, n_real, n_common = (sum(c.values()) for c in (pred_new, real_new, common))
+    disagreement = sum(((pred_removed - real_removed) + (real_removed - pred_removed)).values())
+    missed = (real_new - common) + (real_removed - pred_removed)
+    spurious = (pred_new - common) + (pred_removed - real_removed)
+    return change_agreement(n_common, n_pred, n_real, disagreement), {
+        "changes_predicted": sum(predicted_changes.values()),
+        "changes_real": sum(real_changes.values()),
+        "new_predicted": n_pred,
+        "new_real": n_real,
+        "new_matched": n_common,
+        "removals_predicted": sum(pred_removed.values()),
+        "removals_real": sum(real_removed.values()),
+        "removal_disagreement": disagreement,
         "real_by_kind": _by_kind(real_changes),
-        "missed": [_describe(c) for c in islice((real_changes - common).elements(), 10)],
-        "spurious": [_describe(c) for c in islice((predicted_changes - common).elements(), 10)],
+        "missed": [_describe(c) for c in islice(missed.elements(), 10)],
+        "spurious": [_describe(c) for c in islice(spurious.elements(), 10)],
         "previous_known": previous is not None,
     }

@@ -8,7 +8,7 @@ from backend.scoring.base import ObservationPair, metric
 from backend.scoring.nodes import Tree
 from backend.scoring.tree_change import change_f1 as change_f1_of
 from backend.scoring.tree_edit import tree_edit_similarity
-from backend.scoring.tree_match import match_nodes
+from backend.scoring.tree_match import match_trees
 
 
 def _shape(tree: Tree) -> dict[str, Any]:
@@ -20,7 +20,7 @@ def node_f1_of(predicted: Tree, reference: Tree) -> tuple[float, dict[str, Any]]
     pred, ref = predicted.nodes, reference.nodes
     if not pred and not ref:
         return 1.0, {"nodes_predicted": 0, "nodes_reference": 0}
-    matching = match_nodes(pred, ref)
+    matching = match_trees(predicted, reference)
     total = matching.total
     return 2 * total / (len(pred) + len(ref)), {
         "precision": total / len(pred) if pred else 0.0,
@@ -46,7 +46,15 @@ def tree_edit(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
     return tree_edit_similarity(pair.predicted_tree, pair.reference_tree)
 
 
-@metric("change_f1", 1, "F1 of (previous -> predicted) vs (previous -> real) node changes.")
+@metric("change_f1", 2, "Agreement of (previous -> predicted) with (previous -> real) changes.")
 def change_f1(pair: ObservationPair) -> tuple[float, dict[str, Any]]:
-    """Change F1; an unknown previous state counts as empty (every node is an addition)."""
+    """Change F1; an unknown previous state counts as empty (every node is an addition).
+
+    A prediction that does not parse scores 0 outright. Version 1 read it as an empty tree,
+    which removes every node and so matched the real removals; version 2's formula no longer
+    pays for removals, but an empty tree would still equal an empty reference, and text that is
+    not an observation of the format must never be anyone's best answer.
+    """
+    if pair.predicted_tree.fmt == "unparsable":
+        return 0.0, {"unparsable": True, "predicted": _shape(pair.predicted_tree)}
     return change_f1_of(pair.previous_tree, pair.predicted_tree, pair.reference_tree)

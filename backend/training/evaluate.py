@@ -16,6 +16,7 @@ from backend.benchmark.items import BenchItem
 from backend.benchmark.results import BenchResults
 from backend.benchmark.runner import RunConfig
 from backend.benchmark.service import run_items
+from backend.engines.base import baseline_names
 from backend.simulate import Simulator
 from backend.types import SamplingParams
 
@@ -23,7 +24,6 @@ SimulatorFor = Callable[[str, str | None], Simulator]
 """Builds a simulator from an engine name and a model (a folder for `transformers`)."""
 
 MODEL_ENGINE = "transformers"
-BASELINES = ("persistence", "oracle")
 EVAL_DIR = "eval"
 
 
@@ -65,7 +65,7 @@ def run_eval(
     The results land in `<out>/eval/<label>/`, as any benchmark run's do; a resumed call skips
     the items already done there.
     """
-    engines = [MODEL_ENGINE, *(BASELINES if baselines else ())]
+    engines = [MODEL_ENGINE, *(baseline_names() if baselines else ())]
     config = RunConfig(engines=engines, concurrency=4, params=params, progress=True)
     return run_items(
         items,

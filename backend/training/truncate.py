@@ -1,8 +1,12 @@
 """Fitting examples into the token budget honestly: history goes first, the target never does.
 
-A conversational prompt loses its oldest (action, observation) pairs, keeping the system prompt
-and the current action; a plain text keeps its end (where the target observation is). An
-example that still does not fit is dropped. Both are counted and reported.
+A conversational prompt loses its oldest turns through the one history rule
+(`backend.history.cut_history`), the rule the held-out benchmark items are cut by too: the chat
+is read back into its request, cut, and laid out again by the simulator's message builder, so
+the first kept turn shows the state before it and the turns are numbered as the benchmark and
+the playground number them. A plain text keeps its end (where the target observation is). An
+example that still does not fit, or a chat not in the official layout that is too long, is
+dropped. Both are counted and reported.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backend.benchmark.items import BenchItem
+from backend.data.awb_layout import observation_text, parse_user_turn
 from backend.errors import AWPError
-from backend.history import state_before
+from backend.history import cut_history
 from backend.simulate import build_messages, canonical
 from backend.training.examples import Example
-from backend.types import HistoryMode, SamplingParams
+from backend.types import HistoryMode, SamplingParams, SimRequest, Turn
 
 TARGET_COLUMNS = ("completion", "chosen", "rejected")
 
@@ -42,39 +47,70 @@ def _longest(tokenizer: Any, prompt: list[dict[str, str]], columns: dict[str, An
     return max((count_tokens(tokenizer, [*prompt, *target]) for target in targets), default=0)
 
 
+def layout(request: SimRequest) -> list[dict[str, str]]:
+    """The chat the simulator sends for a (canonical) request, as plain dicts."""
+    return [m.model_dump() for m in build_messages(request, request.system_prompt or "")]
+
+
+def chat_request(domain: str, prompt: list[dict[str, str]]) -> SimRequest | None:
+    """The teacher-forced request a chat in the official layout was built from.
+
+    Each history turn is read back as the observation it showed, so the request lays out the
+    same chat whatever history mode made it. Returns None when `layout` of the request would not
+    give `prompt` back exactly (another layout, or turns not numbered from 1): such a chat
+    cannot be cut by the history rule.
+    """
+    users, answers = prompt[1::2], prompt[2::2]
+    if len(prompt) % 2 or prompt[0]["role"] != "system":
+        return None
+    if any(m["role"] != "user" for m in users) or any(m["role"] != "assistant" for m in answers):
+        return None
+    try:
+        parsed = [parse_user_turn(m["content"]) for m in users]
+    except AWPError:
+        return None
+    history = [
+        Turn(action=turn.action, observation=observation_text(shown["content"]))
+        for turn, shown in zip(parsed, answers, strict=False)
+    ]
+    request = SimRequest(
+        domain=domain,
+        system_prompt=prompt[0]["content"],
+        initial_state=parsed[0].current_state,
+        history=history,
+        action=parsed[-1].action,
+    )
+    return request if layout(request) == prompt else None
+
+
 def fit_chat(
-    tokenizer: Any, columns: dict[str, Any], max_length: int, reserve: int
+    tokenizer: Any, domain: str, columns: dict[str, Any], max_length: int, reserve: int
 ) -> tuple[dict[str, Any] | None, bool]:
-    """Drop the oldest history pairs of `prompt` until prompt and target fit.
+    """Drop the oldest turns of `prompt` through the history rule until prompt and target fit.
 
     Args:
         tokenizer: the model's tokenizer (its chat template counts the tokens).
+        domain: the example's domain.
         columns: a row with a conversational `prompt` (and completion/chosen/rejected).
         max_length: the token budget of prompt plus target.
         reserve: tokens kept free when the row has no target column (GRPO's generations).
 
     Returns:
-        The row (a copy when cut), None when even no history does not fit; and whether it was cut.
+        The row (a copy when cut), None when it cannot fit; and whether it was cut.
     """
-    prompt = list(columns["prompt"])
-    # [system, user, assistant, ..., user]: history pairs sit between the system and the action.
-    start = 1 if prompt and prompt[0]["role"] == "system" else 0
-    pairs = (len(prompt) - start - 1) // 2
 
-    def fits(dropped: int) -> bool:
-        kept = prompt[:start] + prompt[start + 2 * dropped :]
-        size = _longest(tokenizer, kept, columns) or count_tokens(tokenizer, kept) + reserve
-        return size <= max_length
+    def size(prompt: list[dict[str, str]]) -> int:
+        return _longest(tokenizer, prompt, columns) or count_tokens(tokenizer, prompt) + reserve
 
-    if fits(0):
+    if size(columns["prompt"]) <= max_length:
         return columns, False
-    if not fits(pairs):
-        return None, pairs > 0
-    low, high = 0, pairs  # fits(high) holds, fits(low) does not: find the fewest pairs to drop
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (low, middle) if fits(middle) else (middle, high)
-    return {**columns, "prompt": prompt[:start] + prompt[start + 2 * high :]}, True
+    request = chat_request(domain, columns["prompt"])
+    if request is None:
+        return None, False
+    chosen = cut_history(request, lambda r: size(layout(r)) <= max_length)
+    if chosen is None:
+        return None, bool(request.history)
+    return {**columns, "prompt": layout(chosen)}, True
 
 
 def fit_text(tokenizer: Any, text: str, max_length: int) -> tuple[str, bool]:
@@ -97,7 +133,7 @@ def fit_examples(
             text, cut = fit_text(tokenizer, example.columns["text"], max_length)
             columns = {**example.columns, "text": text}
         else:
-            columns, cut = fit_chat(tokenizer, example.columns, max_length, reserve)
+            columns, cut = fit_chat(tokenizer, example.domain, example.columns, max_length, reserve)
         if columns is None:
             report.dropped += 1
             report.by_domain_dropped[example.domain] = (
@@ -110,40 +146,26 @@ def fit_examples(
     return fitted, report
 
 
-def _prompt_tokens(tokenizer: Any, item: BenchItem) -> int:
-    request = canonical(item.request(SamplingParams(), HistoryMode.TEACHER_FORCED))
-    messages = build_messages(request, item.system_prompt or "")
-    return count_tokens(tokenizer, [m.model_dump() for m in messages])
-
-
 def fit_items(
     tokenizer: Any, items: Iterable[BenchItem], max_length: int
 ) -> tuple[list[BenchItem], FitReport]:
     """Held-out items under the training budget: the oldest turns leave the history first.
 
-    The model is evaluated on prompts of the length it was trained on, before and after alike;
-    the dropped turns' last state becomes the item's initial state, as the one history rule
-    has it. Items whose action and system prompt alone exceed the budget are left out (counted).
-    Items need their system prompt filled in (`TrainData` items have it).
+    The model is evaluated on prompts of the length it was trained on, before and after alike,
+    cut by the same rule as its training prompts (`backend.history.cut_history`). Items whose
+    action and system prompt alone exceed the budget are left out (counted). Items need their
+    system prompt filled in (`TrainData` items have it).
     """
     report = FitReport()
     fitted: list[BenchItem] = []
     for item in items:
         try:
-            candidates = [
-                item.model_copy(
-                    update={
-                        "history": item.history[dropped:],
-                        "initial_state": state_before(item.history[:dropped], item.initial_state),
-                    }
-                )
-                for dropped in range(len(item.history) + 1)
-            ]
-            chosen = next(
-                (c for c in candidates if _prompt_tokens(tokenizer, c) <= max_length), None
-            )
+            request = canonical(item.request(SamplingParams(), HistoryMode.TEACHER_FORCED))
         except AWPError:
-            chosen = None
+            request = None
+        chosen = request and cut_history(
+            request, lambda r: count_tokens(tokenizer, layout(r)) <= max_length
+        )
         if chosen is None:
             report.dropped += 1
             report.by_domain_dropped[item.domain] = report.by_domain_dropped.get(item.domain, 0) + 1
@@ -151,5 +173,9 @@ def fit_items(
         cut = len(chosen.history) < len(item.history)
         report.cut += cut
         report.kept += not cut
-        fitted.append(chosen)
+        fitted.append(
+            item.model_copy(
+                update={"history": chosen.history, "initial_state": chosen.initial_state}
+            )
+        )
     return fitted, report

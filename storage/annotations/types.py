@@ -167,6 +167,7 @@ class QueueItem:
         history_mode: the history mode the prediction was made with.
         messages: the exact chat the model was given (None for predictions stored before chats
             were kept), so "consistency" is judged against what the model saw.
+        grounded_by: the real transitions the model was shown as demonstrations.
     """
 
     prediction_id: int
@@ -187,6 +188,7 @@ class QueueItem:
     messages: list[ChatMessage] | None = None
     scores: Mapping[str, float] = field(default_factory=dict)
     claim_expires_at: datetime | None = None
+    grounded_by: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from storage.models.annotations import (
 )
 from storage.models.arena import ArenaVoteRow, RealOrNotVoteRow
 from storage.models.base import Base, utcnow
-from storage.models.bench_runs import BenchRunRow, BenchRunStatus
+from storage.models.runs import RunKind, RunRow, RunStatus
 from storage.models.sessions import (
     ObservationOrigin,
     PredictionRow,
@@ -20,7 +20,6 @@ from storage.models.sessions import (
     SessionRow,
     StepRow,
 )
-from storage.models.train_runs import TrainRunRow, TrainRunStatus
 from storage.models.trajectories import TrajectoryRow, TurnRow
 
 __all__ = [
@@ -30,20 +29,19 @@ __all__ = [
     "AnnotatorRow",
     "ArenaVoteRow",
     "Base",
-    "BenchRunRow",
-    "BenchRunStatus",
     "ClaimRow",
     "ObservationOrigin",
     "PredictionRow",
     "PromptTextRow",
     "RealOrNotVoteRow",
+    "RunKind",
+    "RunRow",
+    "RunStatus",
     "ScoreRow",
     "SessionKind",
     "SessionRow",
     "SkipRow",
     "StepRow",
-    "TrainRunRow",
-    "TrainRunStatus",
     "TrajectoryRow",
     "TurnRow",
     "utcnow",

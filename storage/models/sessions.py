@@ -40,9 +40,10 @@ class SessionKind(StrEnum):
     """What made a session.
 
     The Playground or Replay page, `awp simulate`, `awp bench`, the Arena page (a battle: one
-    step, two predictions), the Playground's many futures (a branch of its session) or an
+    step, two predictions), the Playground's many futures (a branch of its session), an
     agent's episode in the world model or a live environment (`awp rollout`, the Gymnasium and
-    OpenEnv environments).
+    OpenEnv environments), the calls an MCP client made to `awp mcp serve`, or an Inspect
+    task's commands in the `awp` sandbox.
     """
 
     PLAYGROUND = "playground"
@@ -52,6 +53,8 @@ class SessionKind(StrEnum):
     ARENA = "arena"
     FUTURES = "futures"
     ROLLOUT = "rollout"
+    MCP = "mcp"
+    INSPECT = "inspect"
 
 
 class SessionRow(TimestampMixin, Base):
@@ -83,7 +86,7 @@ class SessionRow(TimestampMixin, Base):
         server_default=SessionKind.PLAYGROUND.value,
     )
     bench_run_id: Mapped[int | None] = mapped_column(
-        ForeignKey("bench_run.id", ondelete="SET NULL"), index=True
+        ForeignKey("run.id", ondelete="SET NULL"), index=True
     )
     owner: Mapped[str | None] = mapped_column(String(255), index=True)
     base_trajectory_id: Mapped[str | None] = mapped_column(
@@ -135,6 +138,8 @@ class PredictionRow(Base):
     the exact chat the engine received, as `[role, sha256]` pairs whose texts are stored once in
     `prompt_text`: consecutive steps share their history messages, so the chat of every step is
     kept at the cost of the new messages only. It is None for predictions stored before it existed.
+    `grounded_by` names the real transitions shown to the model as demonstrations
+    (`backend.grounding`); None for predictions stored before grounding existed.
     """
 
     __tablename__ = "prediction"
@@ -154,6 +159,7 @@ class PredictionRow(Base):
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     history_mode: Mapped[str] = mapped_column(String(16))
     prompt: Mapped[list[list[str]] | None] = mapped_column(JSON)
+    grounded_by: Mapped[list[str] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")

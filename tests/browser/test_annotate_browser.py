@@ -7,7 +7,6 @@ import re
 import pytest
 from gradio_client import Client
 
-from storage.sessions import SessionStore
 from tests.browser.pages import choose, open_app, open_tab, rate, wait_for_text
 from tests.support.app_server import named
 from tests.support.postgres import fake_prediction
@@ -80,14 +79,10 @@ def test_annotator_reads_the_context_is_held_to_the_rules_and_sees_what_was_save
 
 
 def test_two_anonymous_browsers_get_their_own_items_and_keep_them_on_reload(browser, app, shot):
-    database = app.database()
-    try:
-        writer = SessionWriter(SessionStore(database.session_factory), domain="os")
-        tree = "[1] desktop 'Desktop'\n\t[2] push-button 'Files'"
-        for i in range(2):
-            writer.add(f"click('{i}')", None, None, fake_prediction(f"{tree} {i}"))
-    finally:
-        database.dispose()
+    writer = SessionWriter(app.context.sessions, domain="os")
+    tree = "[1] desktop 'Desktop'\n\t[2] push-button 'Files'"
+    for i in range(2):
+        writer.add(f"click('{i}')", None, None, fake_prediction(f"{tree} {i}"))
     contexts = [browser.new_context(viewport={"width": 1440, "height": 1000}) for _ in range(2)]
     try:
         tabs = [context.new_page() for context in contexts]

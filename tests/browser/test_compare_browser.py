@@ -9,8 +9,7 @@ import pytest
 
 from backend.recording import StoredScore
 from backend.verdicts import Verdict
-from storage.annotations import AnnotationInput, AnnotationStore, Ratings
-from storage.sessions import SessionStore
+from storage.annotations import AnnotationInput, Ratings
 from tests.browser.pages import choose, open_tab, wait_for_text
 from tests.support.app_server import RunningApp, start_app
 from tests.support.postgres import fake_prediction
@@ -33,6 +32,11 @@ def test_arena_vote_reveals_and_the_leaderboard_updates(page, app: RunningApp, s
     choose(page, "ar-domain", "Terminal")
     for round_ in range(3):
         page.locator("#ar-battle").click()
+        # The new battle clears the last reveal; until then the page shows the voted battle,
+        # and a vote pressed now would go to it (refused: already voted) on a busy machine.
+        page.wait_for_function(
+            "() => !(document.querySelector('#ar-reveal')?.innerText || '').includes('was')"
+        )
         wait_for_text(page, "#ar-context", "Action")
         assert "baseline:" not in page.locator("#ar-sides").inner_text()
         if round_ == 0:
@@ -50,15 +54,9 @@ def test_arena_vote_reveals_and_the_leaderboard_updates(page, app: RunningApp, s
 
 
 def test_which_one_is_real_vote_and_reveal(page, app: RunningApp, shot) -> None:
-    database = app.database()
-    try:
-        writer = SessionWriter(SessionStore(database.session_factory), domain="terminal",
-                               initial_state="$ ")  # fmt: skip
-        guess = fake_prediction("$ ", engine="persistence", model="baseline:persistence")
-        writer.add('[{"keystrokes": "ls\\n", "duration": 1}]', "$ ls\nnotes.txt", "recorded",
-                   guess)  # fmt: skip
-    finally:
-        database.dispose()
+    writer = SessionWriter(app.context.sessions, domain="terminal", initial_state="$ ")
+    guess = fake_prediction("$ ", engine="persistence", model="baseline:persistence")
+    writer.add('[{"keystrokes": "ls\\n", "duration": 1}]', "$ ls\nnotes.txt", "recorded", guess)
     page.goto(app.url)
     open_tab(page, "Which one is real?")
     page.locator("#rn-next").click()
@@ -74,25 +72,30 @@ def test_which_one_is_real_vote_and_reveal(page, app: RunningApp, shot) -> None:
 
 
 def test_admin_reads_the_agreement_dashboard(page, app: RunningApp, shot) -> None:
-    database = app.database()
-    try:
-        sessions = SessionStore(database.session_factory)
-        notes = AnnotationStore(database.session_factory)
-        writer = SessionWriter(sessions, domain="terminal", initial_state="$ ")
-        ids = []
-        for i, engine in enumerate(("persistence", "oracle", "oracle")):
-            guess = fake_prediction(f"$ ls\nfile{i}", engine=engine, model=f"baseline:{engine}")
-            stored = writer.add(f'[{{"keystrokes": "ls {i}\\n", "duration": 1}}]',
-                                f"$ ls {i}\nfile{i}", "recorded", guess)  # fmt: skip
-            ids.append(stored.prediction_id)
-        for i, pid in enumerate(ids):
-            sessions.add_scores(pid, [StoredScore(f"judge.{d}", "v1", float(5 - i)) for d in DIMS])
-            for name, value in (("ann", 1 + i), ("bob", 2 + i)):
-                ratings = Ratings(**dict.fromkeys(DIMS, value))
-                notes.submit(pid, name, AnnotationInput(verdict=Verdict.REJECT,
-                             corrected_observation=f"fix {name}", ratings=ratings))  # fmt: skip
-    finally:
-        database.dispose()
+    sessions = app.context.sessions
+    notes = app.context.annotations
+    writer = SessionWriter(sessions, domain="terminal", initial_state="$ ")
+    ids = []
+    for i, engine in enumerate(("persistence", "oracle", "oracle")):
+        guess = fake_prediction(f"$ ls\nfile{i}", engine=engine, model=f"baseline:{engine}")
+        stored = writer.add(
+            f'[{{"keystrokes": "ls {i}\\n", "duration": 1}}]',
+            f"$ ls {i}\nfile{i}",
+            "recorded",
+            guess,
+        )
+        ids.append(stored.prediction_id)
+    for i, pid in enumerate(ids):
+        sessions.add_scores(pid, [StoredScore(f"judge.{d}", "v1", float(5 - i)) for d in DIMS])
+        for name, value in (("ann", 1 + i), ("bob", 2 + i)):
+            ratings = Ratings(**dict.fromkeys(DIMS, value))
+            notes.submit(
+                pid,
+                name,
+                AnnotationInput(
+                    verdict=Verdict.REJECT, corrected_observation=f"fix {name}", ratings=ratings
+                ),
+            )
     page.goto(app.url)
     open_tab(page, "Agreement")
     page.locator("#ag-refresh").click()

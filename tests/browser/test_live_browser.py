@@ -53,8 +53,7 @@ def test_a_live_terminal_step_beside_the_prediction(browser, live_app: RunningAp
     deadline = time.monotonic() + 30
     while True:
         try:
-            Client(live_app.url, verbose=False).predict("terminal", "shell",
-                                                        api_name="/start_live")  # fmt: skip
+            Client(live_app.url, verbose=False).predict("terminal", "shell", api_name="/start_live")
             break
         except Exception:
             assert time.monotonic() < deadline, "the closed tab kept its live environment"

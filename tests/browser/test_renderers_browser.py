@@ -196,8 +196,9 @@ def test_benchmark_names_each_domains_metric_and_tracks_progress_once(tab, oracl
     headers = [h.strip() for h in table.locator("th").all_inner_texts() if h.strip()]
     domains = {t.domain for t in load_bundled()}
     named = [h for h in headers if h.split(" · ")[0] in domains]
-    assert named and all(h == f"{h.split(' · ')[0]} · {headline_metric(h.split(' · ')[0])}"
-                         for h in named)  # fmt: skip
+    assert named and all(
+        h == f"{h.split(' · ')[0]} · {headline_metric(h.split(' · ')[0])}" for h in named
+    )
     assert headers[-2:] == ["items", "failed"]
     right = table.bounding_box()
     for cell in table.locator("td, th").all():

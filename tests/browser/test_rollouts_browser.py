@@ -23,10 +23,17 @@ def test_run_a_rollout_and_open_a_step(page, app: RunningApp, shot) -> None:
     page.locator("#ro-step input").fill("2")
     page.locator("#ro-step input").press("Enter")
     wait_for_text(page, "#ro-action", "keystrokes")
-    # The oracle predicts the recorded screen: predicted and real panels show the same text.
-    predicted = page.locator("#ro-predicted").inner_text()
-    assert predicted.strip() and predicted == page.locator("#ro-real").inner_text()
+    # The oracle predicts the recorded screen: predicted and real panels come to show the same
+    # text. The two panels are redrawn one after the other, so wait for them to agree rather than
+    # read them at one instant.
+    page.wait_for_function(
+        "() => { const p = document.querySelector('#ro-predicted')?.innerText ?? '';"
+        " return p.trim() !== '' && p === document.querySelector('#ro-real')?.innerText; }",
+        timeout=30_000,
+    )
     assert "2" in page.locator("#ro-steps").inner_text()
+    past = page.locator("#ro-past").inner_text()  # the run is listed with how it ended
+    assert "terminal" in past and "replay" in past and "finished" in past
     shot(page, "rollouts")
 
 

@@ -26,8 +26,10 @@ def test_legacy_flags_become_verdicts_and_go_back(database_url: str, make_predic
     upgrade(database_url)
     database = Database(database_url)
     writer = SessionWriter(SessionStore(database.session_factory))
-    ids = [writer.add(f"a{i}", None, None, make_prediction(f"pred {i}")).prediction_id
-           for i in range(len(LEGACY))]  # fmt: skip
+    ids = [
+        writer.add(f"a{i}", None, None, make_prediction(f"pred {i}")).prediction_id
+        for i in range(len(LEGACY))
+    ]
     store = AnnotationStore(database.session_factory)
     annotations = [
         store.submit(pid, "ann", AnnotationInput(verdict="cannot_tell", corrected_observation="v1"))

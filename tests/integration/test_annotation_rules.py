@@ -134,14 +134,28 @@ def test_import_lists_every_bad_row_and_writes_nothing(
     rows: list[object] = [
         {"prediction_id": first, "annotator": "cy", "verdict": "accept"},
         {"prediction_id": second, "annotator": "cy", "corrected_observation": "x"},
-        {"prediction_id": second, "annotator": "cy", "verdict": "reject",
-         "corrected_observation": "pred 1", "ratings": ratings},
-        {"prediction_id": second, "annotator": "cy", "verdict": "accept",
-         "corrected_observation": "something else"},
+        {
+            "prediction_id": second,
+            "annotator": "cy",
+            "verdict": "reject",
+            "corrected_observation": "pred 1",
+            "ratings": ratings,
+        },
+        {
+            "prediction_id": second,
+            "annotator": "cy",
+            "verdict": "accept",
+            "corrected_observation": "something else",
+        },
         {"prediction_id": 99999, "annotator": "cy", "verdict": "cannot_tell"},
-        {"prediction_id": second, "annotator": "cy", "verdict": "reject",
-         "corrected_observation": "fixed", "ratings": {"format": 3}},
-    ]  # fmt: skip
+        {
+            "prediction_id": second,
+            "annotator": "cy",
+            "verdict": "reject",
+            "corrected_observation": "fixed",
+            "ratings": {"format": 3},
+        },
+    ]
     # Rows that parse are checked against their predictions; the store lists those.
     path = write_rows(tmp_path / "rules.jsonl", [rows[0], rows[2], rows[3], rows[4]])
     store = AnnotationStore(database.session_factory)

@@ -13,9 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from gradio_client import Client
 
-from storage.annotations import AnnotationStore
 from storage.models import PredictionRow
-from storage.sessions import SessionStore
 from tests.support.annotate import RATED, annotate, submit, unchanged
 from tests.support.app_server import RunningApp, start_app
 from tests.support.postgres import fake_prediction
@@ -38,17 +36,13 @@ def client(app: RunningApp) -> Client:
 
 def seed(app: RunningApp, domain: str, n: int, real: str | None = None) -> list[int]:
     """`n` predictions "<domain> pred i" in a new session; steps unrecorded unless `real`."""
-    database = app.database()
-    try:
-        writer = SessionWriter(SessionStore(database.session_factory), domain=domain)
-        origin = "recorded" if real is not None else None
-        records = [
-            writer.add(f"act {i}", real, origin, fake_prediction(f"{domain} pred {i}"))
-            for i in range(n)
-        ]
-        return [r.prediction_id for r in records if r.prediction_id is not None]
-    finally:
-        database.dispose()
+    writer = SessionWriter(app.context.sessions, domain=domain)
+    origin = "recorded" if real is not None else None
+    records = [
+        writer.add(f"act {i}", real, origin, fake_prediction(f"{domain} pred {i}"))
+        for i in range(n)
+    ]
+    return [r.prediction_id for r in records if r.prediction_id is not None]
 
 
 def shown_id(out: dict) -> int:
@@ -57,14 +51,10 @@ def shown_id(out: dict) -> int:
 
 def stored(app: RunningApp, prediction_id: int) -> tuple[list, str | None, str | None]:
     """Annotations of a prediction, and its step's real observation and origin."""
-    database = app.database()
-    try:
-        annotations = AnnotationStore(database.session_factory).list_annotations(prediction_id)
-        with database.session_factory() as session:
-            step = session.get(PredictionRow, prediction_id).step
-            return annotations, step.real_observation, step.origin
-    finally:
-        database.dispose()
+    annotations = app.context.annotations.list_annotations(prediction_id)
+    with app.context.database.session_factory() as session:
+        step = session.get(PredictionRow, prediction_id).step
+        return annotations, step.real_observation, step.origin
 
 
 def test_a_submit_needs_a_verdict_that_agrees_with_the_correction(app: RunningApp):
@@ -137,11 +127,7 @@ def test_two_anonymous_browsers_get_different_items_and_both_are_kept(app: Runni
     for index, person in enumerate(people):
         saved = submit(person, f"truth from browser {index}", "reject", domain="os")
         assert "Saved version 1" in saved["message"]
-    database = app.database()
-    try:
-        kept = AnnotationStore(database.session_factory).list_annotations(domain="os")
-    finally:
-        database.dispose()
+    kept = app.context.annotations.list_annotations(domain="os")
     assert {a.annotator for a in kept} == names and len(kept) == 2
 
 

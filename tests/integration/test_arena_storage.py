@@ -21,11 +21,22 @@ from tests.support.postgres import fake_prediction
 DIMS = ("format", "factuality", "consistency", "realism", "quality")
 
 
-def step(store: SessionStore, kind: str, domain: str, engine: str, real: str | None,
-         origin: str | None = "recorded") -> tuple[int, int]:  # fmt: skip
+def step(
+    store: SessionStore,
+    kind: str,
+    domain: str,
+    engine: str,
+    real: str | None,
+    origin: str | None = "recorded",
+) -> tuple[int, int]:
     """One stored step with one prediction; (step id, prediction id)."""
-    target = NewSession(domain=domain, history_mode=HistoryMode.TEACHER_FORCED,
-                        params=SamplingParams(), kind=kind, initial_state="S0")  # fmt: skip
+    target = NewSession(
+        domain=domain,
+        history_mode=HistoryMode.TEACHER_FORCED,
+        params=SamplingParams(),
+        kind=kind,
+        initial_state="S0",
+    )
     model = f"baseline:{engine}" if engine in ("oracle", "persistence") else "m"
     prediction = fake_prediction(f"{engine} says", engine=engine, model=model)
     record = store.record(target, StepInput("act", real, origin, prediction))  # type: ignore[arg-type]
@@ -61,8 +72,9 @@ def test_arena_battles_votes_judge_and_leaderboard(database) -> None:
     sessions = SessionStore(database.session_factory)
     step_id, first = step(sessions, "arena", "terminal", "transformers", "real out")
     hot = SamplingParams(temperature=1.2)
-    second = sessions.add_prediction(step_id, fake_prediction("other", "transformers", "m"),
-                                     params=hot)  # fmt: skip
+    second = sessions.add_prediction(
+        step_id, fake_prediction("other", "transformers", "m"), params=hot
+    )
     step(sessions, "bench", "terminal", "transformers", "real out")  # one prediction: no battle
     store = ArenaStore(database.session_factory, overlap=1)
     pair = store.open_pair("ann", "terminal")
@@ -74,8 +86,9 @@ def test_arena_battles_votes_judge_and_leaderboard(database) -> None:
     assert [p.prediction_a for p in store.pairs_to_judge("judge:x")] == [first]
     store.vote_pair(pair, "judge:x", "b", source="judge")
     assert store.pairs_to_judge("judge:x") == []
-    report = arena_report(store.real_counts(), store.battle_counts(),
-                          store.judge_human_counts(), rounds=20)  # fmt: skip
+    report = arena_report(
+        store.real_counts(), store.battle_counts(), store.judge_human_counts(), rounds=20
+    )
     board = report.leaderboard("terminal", "human")
     assert board is not None and board.ratings[0].contender == "transformers/m T=1.2"
     assert report.judge_vs_people[0].share == 1.0
@@ -89,11 +102,17 @@ def test_agreement_joins_judge_scores_with_ratings(database) -> None:
     for name, values in (("ann", (1, 2)), ("bob", (1, 2))):
         for pid, value in zip(ids, values, strict=True):
             ratings = Ratings(**dict.fromkeys(DIMS, 3) | {"format": value})
-            notes.submit(pid, name, AnnotationInput(verdict=Verdict.REJECT,
-                         corrected_observation=f"fix {name}", ratings=ratings))  # fmt: skip
+            notes.submit(
+                pid,
+                name,
+                AnnotationInput(
+                    verdict=Verdict.REJECT, corrected_observation=f"fix {name}", ratings=ratings
+                ),
+            )
     for pid in ids:
-        sessions.add_scores(pid, [StoredScore(f"judge.{d}", "v1", 1.0 if d == "format" else 5.0)
-                                  for d in DIMS])  # fmt: skip
+        sessions.add_scores(
+            pid, [StoredScore(f"judge.{d}", "v1", 1.0 if d == "format" else 5.0) for d in DIMS]
+        )
     report = agreement(database.session_factory)
     row = next(d for d in report.dimensions if d.domain == "os" and d.dimension == "format")
     # Judge vs people: (1,1) twice, (1,2) twice: exact 1/2. People agree perfectly: kappa 1.

@@ -10,15 +10,17 @@ from typing import Any
 import pytest
 from gradio_client import Client
 
-from storage.arena import ArenaStore
 from storage.models import PredictionRow, ScoreRow
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
 
 REAL_OUTPUTS = ("browser", "context", "sides", "choice", "confidence", "reveal", "results")
 ARENA_OUTPUTS = ("browser", "context", "sides", "reveal", "people", "judge", "chart", "agreement")
-VERDICT = {"scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 4, "quality": 2},
-           "strengths": ["right format"], "weaknesses": ["wrong listing"]}  # fmt: skip
+VERDICT = {
+    "scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 4, "quality": 2},
+    "strengths": ["right format"],
+    "weaknesses": ["wrong listing"],
+}
 LS = '[{"keystrokes": "ls\\n", "duration": 1}]'
 
 
@@ -31,9 +33,13 @@ def judge_server() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, judge_server) -> Iterator[RunningApp]:
-    settings = {"arena_contenders": "persistence,oracle", "arena_bootstrap_rounds": 20,
-                "judge_engine": "openai", "judge_model": "judge",
-                "base_url": judge_server.base_url}  # fmt: skip
+    settings = {
+        "arena_contenders": "persistence,oracle",
+        "arena_bootstrap_rounds": 20,
+        "judge_engine": "openai",
+        "judge_model": "judge",
+        "base_url": judge_server.base_url,
+    }
     running = start_app(tmp_path_factory.mktemp("arena-ui"), settings=settings)
     yield running
     running.close()
@@ -54,11 +60,7 @@ def test_arena_vote_reveals_names_and_updates_the_leaderboard(app: RunningApp) -
     board = rows(voted["people"])
     assert board[0][1] == names[0]  # A won the only vote
     assert {row[4] for row in board} == {1}
-    database = app.database()
-    try:
-        counts = ArenaStore(database.session_factory).battle_counts()
-    finally:
-        database.dispose()
+    counts = app.context.arena.battle_counts()
     assert [(c.contender_a, c.wins_a) for c in counts] == [(names[0], 1)]
 
 
@@ -76,17 +78,32 @@ def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
 def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_server) -> None:
     person = Client(app.url, verbose=False)
     person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
-    summary, grid = person.predict(LS, "Sample K futures of the action above", 3, "", "", "", "",
-                                   api_name="/futures")  # fmt: skip
+    summary, grid = person.predict(
+        LS, "Sample K futures of the action above", 3, "", "", "", "", api_name="/futures"
+    )
     assert "distinct outcomes</b> 1 of 3" in summary and grid.count("prediction #") == 3
     summary, grid = person.predict(
-        "", "Compare candidate actions from this state", 2, LS,
-        '[{"keystrokes": "pwd\\n", "duration": 1}]', "", "", api_name="/futures",
-    )  # fmt: skip
+        "",
+        "Compare candidate actions from this state",
+        2,
+        LS,
+        '[{"keystrokes": "pwd\\n", "duration": 1}]',
+        "",
+        "",
+        api_name="/futures",
+    )
     assert "own branch" in summary and grid.count("prediction #") == 2
     with pytest.raises(Exception, match="Candidate 1"):
-        person.predict("", "Compare candidate actions from this state", 2, "nonsense", "", "", "",
-                       api_name="/futures")  # fmt: skip
+        person.predict(
+            "",
+            "Compare candidate actions from this state",
+            2,
+            "nonsense",
+            "",
+            "",
+            "",
+            api_name="/futures",
+        )
     out = person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
     person.predict(json.loads(json.dumps(out[0])), api_name="/step")
     answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
@@ -94,10 +111,6 @@ def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_se
     judge_server.script.append(json_reply(200, reply))
     verdict = person.predict(api_name="/judge_step")
     assert "<b>factuality</b> 2" in verdict and "wrong listing" in verdict
-    database = app.database()
-    try:
-        with database.session_factory() as session:
-            judged = session.query(ScoreRow).filter(ScoreRow.name == "judge.factuality").one()
-            assert session.get(PredictionRow, judged.prediction_id).engine == "persistence"
-    finally:
-        database.dispose()
+    with app.context.database.session_factory() as session:
+        judged = session.query(ScoreRow).filter(ScoreRow.name == "judge.factuality").one()
+        assert session.get(PredictionRow, judged.prediction_id).engine == "persistence"

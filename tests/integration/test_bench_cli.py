@@ -19,14 +19,14 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli import build_cli
+from app.context import build_context
 from backend.benchmark.items import load_items
 from backend.benchmark.results import aggregate
 from backend.benchmark.store import ItemStore
 from backend.data.agentworldbench import trajectory_to_rows
 from backend.data.bundled import load_bundled
 from backend.errors import BadInputError
-from storage.bench_runs import BenchRunStore
-from storage.db import Database
+from storage.run_kinds import BenchRun
 
 REPO = Path(__file__).resolve().parents[2]
 BASELINES = ["--engine", "persistence", "--engine", "oracle"]
@@ -92,10 +92,13 @@ def test_results_record_what_reproduces_them(tmp_path: Path) -> None:
     assert made["dataset_items"] == 20 and len(made["dataset_sha256"]) == 64
     assert set(made["packages"]) >= {"python", "torch", "transformers", "agentworld-playground"}
     assert made["git_commit"] is None or len(made["git_commit"]) == 40
-    assert made["metric_versions"]["text_delta"] == 1
+    assert made["metric_versions"]["text_delta"] == 2
     assert made["bootstrap"] == {
-        "method": "percentile bootstrap", "resamples": 2000, "seed": 0, "confidence": 0.95
-    }  # fmt: skip
+        "method": "percentile bootstrap",
+        "resamples": 2000,
+        "seed": 0,
+        "confidence": 0.95,
+    }
     swe = results["engines"]["oracle"]["domains"]["swe"]
     assert swe["headline_interval"] == [1.0, 1.0]
     again = tmp_path / "again"
@@ -220,11 +223,10 @@ def test_sigint_then_resume(tmp_path: Path) -> None:
     assert after[: len(before)] == before
     keys = {(json.loads(r)["engine"], json.loads(r)["item_id"]) for r in after}
     assert len(keys) == len(after) == 2 * len(load_items("bundled"))
-    database = Database(f"sqlite:///{tmp_path / 'data' / 'awp.db'}")
-    (resumed,) = BenchRunStore(database.session_factory).list_runs()
-    database.dispose()
+    with build_context() as context:
+        (resumed,) = context.runs.list_runs(BenchRun)
     assert resumed.status == "finished" and resumed.message is None
-    assert resumed.item_count == len(keys)
+    assert resumed.done == len(keys)
 
 
 def test_agentworldbench_rows_are_a_dataset(tmp_path: Path) -> None:

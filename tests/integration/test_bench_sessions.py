@@ -15,7 +15,9 @@ from backend.engines.baselines import BaselineEngine
 from backend.scoring.judge import Judge
 from backend.simulate import Simulator
 from storage.annotations import AnnotationQueue, QueueFilter
-from storage.bench_runs import BenchRunStore, record_bench
+from storage.run_kinds import BenchRun
+from storage.run_lifecycle import recorded
+from storage.runs import RunStore
 from storage.sessions import SessionStore
 
 SCORES = {"format": 5, "factuality": 4, "consistency": 4, "realism": 3, "quality": 4}
@@ -32,28 +34,21 @@ def test_bench_predictions_are_sessions_with_chats_scores_and_verdicts(
     config = RunConfig(engines=["persistence", "oracle"], limit=LIMIT, progress=False)
     out = tmp_path / "run"
 
-    def run(run_id: int):
-        return run_bench(
+    runs = RunStore(database.session_factory)
+    spec = BenchRun.new_spec("bundled", config.engines, "scripted-judge")
+    with recorded(runs, BenchRun, spec, out_dir=str(out)) as run:
+        run_bench(
             "bundled",
             out,
             config,
             lambda name: Simulator(build_engine(EngineConfig(name=name)), prompts),
             judge,
-            sessions=BenchSessions(sessions, run_id),
+            sessions=BenchSessions(sessions, run.id),
         )
-
-    record_bench(
-        BenchRunStore(database.session_factory),
-        run,
-        dataset="bundled",
-        engines=config.engines,
-        judge="scripted-judge",
-        out_dir=str(out),
-    )
     rows = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     assert len(rows) == 2 * LIMIT and all(row["prediction_id"] for row in rows)
 
-    [run_record] = BenchRunStore(database.session_factory).list_runs()
+    [run_record] = runs.list_runs(BenchRun)
     items = load_items("bundled")[:LIMIT]
     trajectories = {item.trajectory_key for item in items}
     listed = [s for s in sessions.list_sessions(limit=100) if s.kind == "bench"]

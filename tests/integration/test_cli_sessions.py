@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.settings import Settings
+from app.context import AppContext
 from backend.types import Trajectory, Turn
-from storage.migrate import open_database
-from storage.sessions import SessionStore
 from tests.support.cli import run
 
 LS = '[{"keystrokes": "ls\\n", "duration": 1}]'
@@ -27,11 +25,6 @@ def awp(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         env={**os.environ, **(env or {})},
         timeout=120,
     )
-
-
-def sessions() -> SessionStore:
-    database = open_database(Settings().resolved_database_url())
-    return SessionStore(database.session_factory)
 
 
 @pytest.mark.parametrize(
@@ -56,12 +49,12 @@ def test_simulate_help_names_a_command_that_exists(awp_data) -> None:
     assert run("sessions", "list")[0] == 0
 
 
-def test_sessions_list_and_show(awp_data) -> None:
+def test_sessions_list_and_show(awp_context: AppContext) -> None:
     code, out = run("simulate", "--domain", "terminal", "--action", LS, "--engine", "persistence")
     assert code == 0, out
     code, listed = run("sessions", "list")
     assert code == 0 and "cli" in listed and "persistence" in listed
-    [summary] = sessions().list_sessions()
+    [summary] = awp_context.sessions.list_sessions()
     code, shown = run("sessions", "show", str(summary.id))
     assert code == 0 and f"Session #{summary.id} (cli)" in shown and "prediction #" in shown
     code, raw = run("sessions", "show", str(summary.id), "--json")
@@ -70,15 +63,15 @@ def test_sessions_list_and_show(awp_data) -> None:
     assert run("sessions", "show", "999")[1].endswith("Session 999 does not exist.")
 
 
-def test_a_failed_step_stores_no_session(awp_data) -> None:
+def test_a_failed_step_stores_no_session(awp_context: AppContext) -> None:
     dead = ["--engine", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
     code, out = run("simulate", "--domain", "terminal", "--action", LS, *dead)
     assert code == 2 and "Cannot reach" in out
-    assert sessions().list_sessions() == []
+    assert awp_context.sessions.list_sessions() == []
 
 
 def test_an_unscorable_reference_keeps_the_prediction_and_the_task(
-    awp_data, tmp_path: Path
+    awp_context: AppContext, tmp_path: Path
 ) -> None:
     trajectory = Trajectory(
         id="t",
@@ -94,7 +87,7 @@ def test_an_unscorable_reference_keeps_the_prediction_and_the_task(
     code, out = run("simulate", *args)
     assert code == 0, out
     printed = json.loads(out.strip().splitlines()[-1])
-    stored = sessions().load_session(printed["session_id"])
+    stored = awp_context.sessions.load_session(printed["session_id"])
     assert stored.task == "Open the about page" and stored.context.task == stored.task
     step = stored.steps[-1]
     assert step.prediction is not None and step.prediction.prediction.observation

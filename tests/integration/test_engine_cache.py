@@ -7,8 +7,7 @@ import gc
 import weakref
 from pathlib import Path
 
-from app.context import AppContext
-from app.settings import Settings
+from app.context import build_context
 from backend.engines.cache import ENGINE_CACHE_SIZE
 from backend.types import ChatMessage, ChatRequest, SamplingParams
 from tests.support.fake_openai import FakeOpenAIServer, events_reply, json_reply
@@ -25,7 +24,7 @@ def chat() -> ChatRequest:
 
 
 def test_many_model_names_keep_only_the_most_recent_engines(tmp_path: Path) -> None:
-    context = AppContext(Settings(data_dir=tmp_path))
+    context = build_context(data_dir=tmp_path)
     names = [f"model-{i}" for i in range(3 * ENGINE_CACHE_SIZE)]
 
     engines = [weakref.ref(context.engine("openai", name)) for name in names]
@@ -40,7 +39,7 @@ def test_many_model_names_keep_only_the_most_recent_engines(tmp_path: Path) -> N
 def test_an_engine_pushed_out_mid_stream_finishes_then_lets_go_of_its_connection(
     fake_openai: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    context = AppContext(Settings(data_dir=tmp_path, base_url=fake_openai.base_url))
+    context = build_context(data_dir=tmp_path, base_url=fake_openai.base_url)
     fake_openai.script.append(events_reply([HELLO]))
     fake_openai.script += [json_reply(200, COMPLETION) for _ in range(ENGINE_CACHE_SIZE + 1)]
     running = context.engine("openai", "m0").stream(chat())

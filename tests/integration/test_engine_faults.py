@@ -17,12 +17,10 @@ from typing import Any
 import pytest
 from gradio_client import Client
 
-from app.context import AppContext
-from app.settings import Settings
+from app.context import build_context
 from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.errors import EngineRequestError, EngineUnavailableError
 from backend.types import ChatMessage, ChatRequest, SamplingParams
-from storage.sessions import SessionStore
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.fake_openai import (
     FakeOpenAIServer,
@@ -177,20 +175,29 @@ def test_the_cli_prints_the_error_and_stores_no_step(
     args = ["--engine", "openai", "--base-url", fake_openai.base_url, "--model", "m"]
 
     done = subprocess.run(
-        [sys.executable, "-m", "app", "simulate", "--domain", "terminal",
-         "--action", TERMINAL_ACTION, *args],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "simulate",
+            "--domain",
+            "terminal",
+            "--action",
+            TERMINAL_ACTION,
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
     assert done.returncode == 2, done.stderr
     assert f"Error: The server at {fake_openai.base_url} broke off its answer" in done.stderr
     assert "Traceback" not in done.stderr
-    context = AppContext(Settings(data_dir=data_dir))
-    try:
+    with build_context(data_dir=data_dir) as context:
         sessions = context.sessions.list_sessions()
         assert all(not context.sessions.load_session(s.id).steps for s in sessions)
-    finally:
-        context.close()
 
 
 @pytest.fixture(scope="module")
@@ -231,8 +238,4 @@ def test_the_ui_shows_the_error_and_stores_nothing(
         client.predict(loaded["action"], api_name="/step")
 
     assert bad_server.base_url in str(caught.value)
-    database = app.database()
-    try:
-        assert SessionStore(database.session_factory).list_sessions() == []
-    finally:
-        database.dispose()
+    assert app.context.sessions.list_sessions() == []

@@ -7,12 +7,13 @@ Broken and stalled answers are in `test_engine_faults.py`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
+from backend.engines import http_client
 from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
 from backend.types import ChatMessage, ChatRequest, SamplingParams
@@ -80,14 +81,31 @@ def test_batch_runs_concurrently_and_keeps_order(engine: Engine) -> None:
     assert [c.completion_tokens for c in completions] == budgets
 
 
-def test_server_down_is_unavailable_quickly() -> None:
+def test_server_down_is_unavailable_after_the_retries_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Quick means bounded work: one try plus `max_retries`, one short backoff, no timeout waits."""
+    attempts: list[str] = []
+    pauses: list[float] = []
+    real_send, real_pause = httpx.Client.send, http_client._pause
+
+    def counted_send(self: httpx.Client, request: httpx.Request, **kwargs: Any) -> Any:
+        attempts.append(str(request.url))
+        return real_send(self, request, **kwargs)
+
+    def counted_pause(seconds: float, deadline: Any) -> None:
+        pauses.append(seconds)
+        real_pause(seconds, deadline)
+
+    monkeypatch.setattr(httpx.Client, "send", counted_send)
+    monkeypatch.setattr(http_client, "_pause", counted_pause)
     engine = openai_engine(f"http://127.0.0.1:{free_port()}/v1", "m", max_retries=1, timeout_s=2)
-    started = time.perf_counter()
 
     with pytest.raises(EngineUnavailableError, match=r"Cannot reach .* Is it running\?"):
         engine.generate([chat()])
 
-    assert time.perf_counter() - started < 5
+    assert len(attempts) == 2 and attempts[0].endswith("/v1/chat/completions")
+    assert len(pauses) == 1 and pauses[0] <= http_client.BACKOFF_BASE_S
 
 
 def test_wrong_model_lists_the_served_ones(openai_server: OpenAIServer) -> None:

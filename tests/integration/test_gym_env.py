@@ -67,3 +67,38 @@ def test_vector_env_sends_one_engine_call_per_step_across_domains() -> None:
     assert calls == [3, 3] and not truncated.any() and (rewards == 0).all()
     assert observations[1] == vector.specs[1][infos["index"][1]].initial_state
     vector.close()
+
+
+@pytest.mark.slow
+def test_the_vector_env_spreads_over_processes() -> None:
+    """`processes=2`: two worker processes, results in sub-environment order, one layout."""
+    import os
+
+    from backend.data.bundled import load_bundled
+
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=5,
+        vectorization_mode="vector_entry_point",
+        processes=2,
+        domain="terminal,web",
+        engine="oracle",
+        record=False,
+    )
+    spread = envs.unwrapped
+    try:
+        pids = spread.worker_pids
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+        assert [len(part) for part in spread.slices] == [3, 2]
+        observations, infos = envs.reset(options={"index": 0})
+        domains = list(infos["domain"])
+        assert domains == ["terminal", "web", "terminal", "web", "terminal"]
+        first = {d: next(t for t in load_bundled() if t.domain == d) for d in ("terminal", "web")}
+        actions = [first[d].turns[0].action for d in domains]
+        observations, rewards, _, _, infos = envs.step(actions)
+        # The oracle answers with each sub-environment's own recording: full reward everywhere.
+        assert list(rewards) == [1.0] * 5
+        expected = [first[d].turns[0].observation for d in domains]
+        assert list(observations) == expected and len(infos["scores"]) == 5
+    finally:
+        envs.close()

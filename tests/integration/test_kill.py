@@ -9,29 +9,25 @@ import sys
 import textwrap
 from pathlib import Path
 
-from storage.migrate import open_database
-from storage.sessions import SessionStore
+from app.context import build_context
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORTED_BEFORE_KILL = 25
 
 # The child simulates with the `persistence` baseline through the one step path and records
-# every step the way the CLI does, printing each id only after the recorder returned (committed).
+# every step the way the CLI does (its context from the composition root), printing each id only
+# after the recorder returned (committed).
 CHILD = textwrap.dedent(
     """
     import json, sys
-    from backend.domains.prompts import PromptLibrary
-    from backend.engines.base import EngineConfig, build_engine
+    from app.context import build_context
     from backend.recording import NewSession
-    from backend.simulate import Simulator
     from backend.stepping import record_prediction
     from backend.types import HistoryMode, SamplingParams, SimRequest
-    from storage.migrate import open_database
-    from storage.sessions import SessionStore
 
-    database = open_database(sys.argv[1])
-    store = SessionStore(database.session_factory)
-    simulator = Simulator(build_engine(EngineConfig(name="persistence")), PromptLibrary())
+    context = build_context(database_url=sys.argv[1], data_dir=sys.argv[2])
+    store = context.sessions
+    simulator = context.simulator("persistence")
     target = NewSession(
         domain="terminal", history_mode=HistoryMode.TEACHER_FORCED, params=SamplingParams(),
         kind="cli", initial_state="$ ",
@@ -54,11 +50,13 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_killed_session_keeps_committed_steps(database_url: str) -> None:
-    open_database(database_url).dispose()  # migrate first, as the application does at start
+def test_killed_session_keeps_committed_steps(database_url: str, tmp_path: Path) -> None:
+    with build_context(database_url=database_url, data_dir=tmp_path) as context:
+        # Opened, and so migrated, before the child starts, as the application does at start.
+        assert context.sessions.list_sessions() == []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, database_url],
+        [sys.executable, "-c", CHILD, database_url, str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -85,11 +83,8 @@ def test_killed_session_keeps_committed_steps(database_url: str) -> None:
     assert child.returncode == -signal.SIGKILL, stderr
     assert session_id is not None and len(reported) == REPORTED_BEFORE_KILL, stderr
 
-    database = open_database(database_url)
-    try:
-        session = SessionStore(database.session_factory).load_session(session_id)
-    finally:
-        database.dispose()
+    with build_context(database_url=database_url, data_dir=tmp_path) as context:
+        session = context.sessions.load_session(session_id)
     stored = {
         (step.step_id, step.prediction.prediction_id) for step in session.steps if step.prediction
     }

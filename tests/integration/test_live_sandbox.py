@@ -16,7 +16,9 @@ import pytest
 
 from backend.envs.live import host
 from backend.envs.live.base import LIVE, live_kind
+from backend.envs.live.checks import CHECK_DIR
 from backend.envs.live.procs import processes
+from backend.envs.live.runtime import python_executable, python_runtime
 from backend.envs.live.sandbox import Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
 from tests.support.live import leftovers, live_config, skip_unless_live, skip_unless_root
@@ -85,6 +87,56 @@ def test_each_sandbox_gets_its_own_uid_until_the_pool_is_empty(
     assert opened[0].uid != opened[1].uid
     with pytest.raises(LiveEnvironmentError, match="All 2 sandbox uids"):
         Sandbox(config).open()
+
+
+@skip_unless_live("terminal")
+@skip_unless_root()
+def test_two_instances_with_their_own_data_never_share_a_uid(opened: list[Sandbox]) -> None:
+    """A second app with another data directory once took the first one's uid and killed it."""
+    # Data directories a sandbox uid can reach hold their own scratch folders (and held their
+    # own uid locks); pytest's tmp_path cannot be reached, so every sandbox there shares one.
+    one, two = (Path(tempfile.mkdtemp(prefix="awp-instance-")) for _ in range(2))
+    for folder in (one, two):
+        folder.chmod(0o755)
+    first = Sandbox(live_config(one, uid_count=2)).open()
+    opened.append(first)
+    sleeper = subprocess.Popen(first.command(["sleep", "60"]), env={"PATH": host.HOST_PATH})
+    try:
+        for _ in range(500):  # until the sleeper runs as the sandbox's uid
+            if processes(first.uid):
+                break
+            time.sleep(0.02)
+        second = Sandbox(live_config(two, uid_count=2)).open()
+        opened.append(second)
+        assert second.uid != first.uid
+        assert sleeper.poll() is None  # the first instance's program was left alone
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        for box in opened:
+            box.close()
+        for folder in (one, two):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+@skip_unless_live("terminal")
+def test_a_folder_shown_over_the_interpreter_is_refused(
+    tmp_path: Path, opened: list[Sandbox]
+) -> None:
+    """CI once ran from a clone under /check: the check's folder, bound there, hid the venv."""
+    box = Sandbox(live_config(tmp_path)).open()
+    opened.append(box)
+    assert box.folder is not None
+    shown = box.folder / "shown"  # where run_check puts a check's files: the uid can read it
+    shown.mkdir(mode=0o755)
+    top = "/" + Path(sys.prefix).parts[1]
+    with pytest.raises(LiveEnvironmentError, match=f"Cannot show a folder at {top}"):
+        box.run([python_executable(), "-c", "pass"], timeout_s=10, read_only={shown: top})
+    assert all(CHECK_DIR not in map(str, view.parents) for view in python_runtime())
+    ran = box.run(
+        [python_executable(), "-c", "print(1)"], timeout_s=30, read_only={shown: CHECK_DIR}
+    )
+    assert (ran.exit_code, ran.output) == (0, "1\n")
 
 
 @skip_unless_live("terminal")

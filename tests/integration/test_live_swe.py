@@ -132,7 +132,7 @@ def test_a_command_past_the_time_limit_gets_124(tmp_path: Path) -> None:
         env.close()
 
 
-def test_submit_shows_the_diff_and_runs_the_original_tests(swe: SweEnvironment) -> None:
+def test_submit_shows_the_diff_and_runs_the_hidden_tests(swe: SweEnvironment) -> None:
     cheat = "/testbed/tests/test_counter.py"
     swe.act(call("bash", command=f"printf 'def test_ok():\\n    pass\\n' > {cheat}"))
     unfixed = swe.act(call("submit"))
@@ -141,7 +141,8 @@ def test_submit_shows_the_diff_and_runs_the_original_tests(swe: SweEnvironment) 
     fixed = swe.act(call("submit"))
     assert fixed.done and fixed.reward == 1.0
     assert "+    return _WORD.findall(text.lower())" in fixed.observation
-    assert fixed.observation.startswith("diff --git a/wordfreq/counter.py b/wordfreq/counter.py")
+    assert fixed.observation.startswith("diff --git a/tests/test_counter.py ")
+    assert "diff --git a/wordfreq/counter.py b/wordfreq/counter.py" in fixed.observation
 
 
 def test_tool_definitions_validate_actions(swe: SweEnvironment) -> None:

@@ -8,8 +8,6 @@ from collections.abc import Iterator
 import pytest
 from gradio_client import Client
 
-from storage.sessions import SessionStore
-from storage.trajectories import TrajectoryStore
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.live import skip_unless_live
 
@@ -53,12 +51,8 @@ def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> No
     assert "hello-live" in screen and screen.count("pwd") == 1
 
     session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
-    database = app.database()
-    try:
-        stored = SessionStore(database.session_factory).load_session(session)
-        trajectory = TrajectoryStore(database.session_factory).get(stored.base_trajectory_id)
-    finally:
-        database.dispose()
+    stored = app.context.sessions.load_session(session)
+    trajectory = app.context.trajectories.get(stored.base_trajectory_id)
     assert [s.origin for s in stored.steps] == ["live", "live"]
     assert trajectory.source == "live:terminal"
     assert [turn.action for turn in trajectory.turns] == [s.action for s in stored.steps]

@@ -31,6 +31,7 @@ from backend.errors import LiveEnvironmentError, UnknownNameError
 from tests.support.processes import descendants, status
 
 ROOT = Path(__file__).resolve().parents[2]
+REFUSED = "ValueError: goto may only open this task's own pages"
 
 if not os.access(CHROMIUM, os.X_OK):
     pytest.skip(f"Debian's Chromium is not installed ({CHROMIUM})", allow_module_level=True)
@@ -165,19 +166,39 @@ def test_only_the_task_pages_load(env: WebEnvironment, host_service: tuple[str, 
     assert pages is not None
     hostname = Path("/etc/hostname").read_text().strip()
     before = env.start("miniwob.click-button@2")
-    for url in (
-        "file:///etc/hostname",
-        service,
-        f"{pages.as_uri()}/../../../../../../etc/hostname",
-        f"{pages.as_uri()}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/hostname",
+    for url, error in (
+        ("file:///etc/hostname", REFUSED),
+        (service, REFUSED),
+        (f"{pages.as_uri()}/../../../../../../etc/hostname", "net::ERR_ABORTED"),
+        (
+            f"{pages.as_uri()}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/hostname",
+            "net::ERR_ABORTED",
+        ),
     ):
         step = env.act(f"goto({url!r})")
-        assert "net::ERR_ABORTED" in step.info["error"], url
+        assert error in step.info["error"], url
         assert step.observation == before
         assert hostname not in step.observation
     button = _bid(before, "button")
     assert env.act(f"click('{button}')").done
     assert seen == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:void(core.endEpisode(1.0, true))",
+        " JavaScript:core.endEpisode(1.0, true)",
+        "java\tscript:core.endEpisode(1.0, true)",
+        "data:text/html,<script>opener.core.endEpisode(1.0, true)</script>",
+    ],
+)
+def test_a_script_url_cannot_set_the_reward(env: WebEnvironment, url: str) -> None:
+    """The known hack: a `javascript:` navigation ended any task with reward 1.0."""
+    before = env.start("miniwob.click-button@3")
+    step = env.act(f"goto({url!r})")
+    assert (step.reward, step.done, step.observation) == (0.0, False, before)
+    assert step.info["error"].startswith(REFUSED)
 
 
 def test_leaving_the_task_page_ends_the_episode(env: WebEnvironment) -> None:
@@ -221,8 +242,9 @@ def test_the_sandbox_alone_hides_host_files_and_network(
         # This sandbox's browsers only: the browser tests' own Chromium (root) may be running.
         sandbox = browser._sandbox_pid()
         assert sandbox is not None
-        processes = [pid for pid, program in descendants(sandbox).items()
-                     if program == str(CHROMIUM)]  # fmt: skip
+        processes = [
+            pid for pid, program in descendants(sandbox).items() if program == str(CHROMIUM)
+        ]
         uids = {status(pid, "Uid") for pid in processes}
         filtered = [pid for pid in processes if status(pid, "Seccomp") == "2"]
     finally:

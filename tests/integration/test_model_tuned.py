@@ -12,6 +12,8 @@ from backend.engines.embedded import EMBEDDED_MODEL, prepare_embedded_model
 from backend.types import ChatMessage, ChatRequest, SamplingParams
 from tests.support.cli import run
 
+pytestmark = pytest.mark.slow  # converts, trains and loads the embedded model
+
 
 @pytest.fixture
 def prepared(awp_data: Path) -> Path:
@@ -35,8 +37,10 @@ def test_prepare_tuned_trains_once_serves_and_reuses(prepared: Path) -> None:
 
     engine = build_engine(EngineConfig(name="transformers", model=str(folder)))
     try:
-        request = ChatRequest(messages=[ChatMessage(role="user", content="$ ls")],
-                              params=SamplingParams(max_new_tokens=4, temperature=0.0))  # fmt: skip
+        request = ChatRequest(
+            messages=[ChatMessage(role="user", content="$ ls")],
+            params=SamplingParams(max_new_tokens=4, temperature=0.0),
+        )
         completion = engine.generate([request])[0]
     finally:
         engine.close()

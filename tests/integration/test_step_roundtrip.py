@@ -24,17 +24,18 @@ from typer.testing import CliRunner
 from app.cli import build_cli
 from backend.data.bundled import load_bundled
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import ENGINES, EngineConfig
+from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.baselines import BaselineEngine
 from backend.export.prompt import prompt_messages
 from backend.export.records import ExportContext
 from backend.types import ChatMessage, ChatRequest, HistoryMode
-from storage.annotations import AnnotationInput, AnnotationStore, Ratings
+from storage.annotations import AnnotationInput, Ratings
 from storage.db import session_scope
 from storage.export_source import ExportQuery, iter_export_records
 from storage.models import PredictionRow
 from tests.support.app_server import RunningApp, named, start_app
 
+DEMONSTRATIONS = "\n\n## Demonstrations\n\n"
 SENT: list[ChatRequest] = []
 """Every chat the capturing engine received, in order."""
 
@@ -56,7 +57,8 @@ def _capture(config: EngineConfig) -> BaselineEngine:
 
 
 if "capture" not in ENGINES:
-    ENGINES.register("capture", _capture)
+    capabilities = Capabilities(streaming=False, batching=False, logprobs=False, in_process=False)
+    ENGINES.register("capture", EngineSpec(_capture, capabilities))
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +145,11 @@ def cli_step(sent: Sent, *args: str) -> int:
     return int(out["session_id"])
 
 
+def ungrounded(system: ChatMessage) -> str:
+    """A system message without the demonstrations grounding appended to it."""
+    return system.content.split(DEMONSTRATIONS)[0]
+
+
 def cli_sessions(sent: Sent, mode: HistoryMode, trajectory_file: Path) -> None:
     """CLI sessions of every shape, and CLI continuations of the Playground's sessions."""
     history = ["--history-mode", mode.value]
@@ -158,26 +165,26 @@ def cli_sessions(sent: Sent, mode: HistoryMode, trajectory_file: Path) -> None:
         if mode is not HistoryMode.BLIND:
             # The continuation shows the history the Playground's last step showed, then that
             # step's action and what followed it: the stored session is the session the model saw.
+            # The system prompt is the same but for its demonstrations: grounding picks the real
+            # transitions nearest to each step's own action.
             before = sent.last[session]
-            assert SENT[-1].messages[: len(before)] == before, shape
+            now = SENT[-1].messages
+            assert now[1 : len(before)] == before[1:], shape
+            assert ungrounded(now[0]) == ungrounded(before[0]), shape
 
 
 def annotate_all(app: RunningApp, ids: list[int]) -> None:
     """A rejecting correction of every prediction in `ids`, so every one is exported."""
-    database = app.database()
-    try:
-        store = AnnotationStore(database.session_factory)
-        ratings = Ratings(format=3, factuality=2, consistency=3, realism=3, quality=2)
-        with session_scope(database.session_factory) as session:
-            query = session.query(PredictionRow.id, PredictionRow.observation)
-            rows = query.filter(PredictionRow.id.in_(ids)).all()
-        for prediction_id, observation in rows:
-            correction = AnnotationInput(
-                corrected_observation=f"{observation}\ncorrected", ratings=ratings, verdict="reject"
-            )
-            store.submit(prediction_id, "checker", correction)
-    finally:
-        database.dispose()
+    store = app.context.annotations
+    ratings = Ratings(format=3, factuality=2, consistency=3, realism=3, quality=2)
+    with session_scope(app.context.database.session_factory) as session:
+        query = session.query(PredictionRow.id, PredictionRow.observation)
+        rows = query.filter(PredictionRow.id.in_(ids)).all()
+    for prediction_id, observation in rows:
+        correction = AnnotationInput(
+            corrected_observation=f"{observation}\ncorrected", ratings=ratings, verdict="reject"
+        )
+        store.submit(prediction_id, "checker", correction)
 
 
 def exported_prompts(tmp_path: Path, name: str) -> dict[int, list[dict[str, str]]]:
@@ -194,19 +201,15 @@ def rebuilt_prompts(app: RunningApp) -> dict[int, list[dict[str, str]]]:
     Read before any annotation: an annotator's correction of a step off the recording becomes
     its real state, and from then on later prompts show it (which is why chats are stored).
     """
-    database = app.database()
     context = ExportContext(system_prompt=PromptLibrary().system_prompt)
-    try:
-        query = ExportQuery(annotated_only=False)
-        return {
-            record.prediction_id: [
-                m.model_dump() for m in prompt_messages(replace(record, messages=None),
-                                                        context.prompt_of(record))
-            ]
-            for record in iter_export_records(database.session_factory, query)
-        }  # fmt: skip
-    finally:
-        database.dispose()
+    query = ExportQuery(annotated_only=False)
+    return {
+        record.prediction_id: [
+            m.model_dump()
+            for m in prompt_messages(replace(record, messages=None), context.prompt_of(record))
+        ]
+        for record in iter_export_records(app.context.database.session_factory, query)
+    }
 
 
 @pytest.mark.parametrize("mode", list(HistoryMode))

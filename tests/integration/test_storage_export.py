@@ -48,9 +48,11 @@ def seeded(database, make_prediction, monkeypatch, tmp_path) -> dict[str, list[i
     store = AnnotationStore(database.session_factory)
     good = Ratings(format=5, factuality=4, consistency=4, realism=5, quality=4)
     poor = Ratings(format=2, factuality=2, consistency=2, realism=2, quality=2)
-    for pid, who, text, ratings in ((ids[1], "ann", SCREENS[2], good),
-                                    (ids[1], "bob", SCREENS[2], poor),
-                                    (ids[2], "ann", SCREENS[3], good)):  # fmt: skip
+    for pid, who, text, ratings in (
+        (ids[1], "ann", SCREENS[2], good),
+        (ids[1], "bob", SCREENS[2], poor),
+        (ids[2], "ann", SCREENS[3], good),
+    ):
         reject = AnnotationInput(verdict="reject", corrected_observation=text, ratings=ratings)
         store.submit(pid, who, reject)
     store.submit(ids[3], "ann", AnnotationInput(verdict="accept", ratings=good))

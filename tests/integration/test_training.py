@@ -8,20 +8,24 @@ from pathlib import Path
 import pytest
 from transformers import AutoTokenizer
 
-from app.context import AppContext
-from app.settings import Settings
+from app.context import build_context
 from backend.engines.base import EngineConfig, build_engine
 from backend.errors import ExportError
 from backend.training.examples import Example
 from backend.training.results import TrainResults
 from backend.training.service import push_model
 from backend.training.split import split_groups
-from backend.training.truncate import fit_examples
-from backend.types import ChatMessage, ChatRequest, SamplingParams
+from backend.training.truncate import fit_examples, layout
+from backend.types import ChatMessage, ChatRequest, SamplingParams, SimRequest, Turn
+from storage.run_kinds import TrainRun
 from tests.integration.test_storage_export import seeded  # noqa: F401  (a fixture)
 from tests.support.cli import run
 
 FAST = ("--max-steps", "1", "--grad-accum", "1", "--max-length", "1024")
+
+SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+"""Training from an export FILE does not touch the database beyond the export, whose reading
+from PostgreSQL `test_storage_export` covers; one backend saves a minute of training."""
 
 
 def test_split_is_by_trajectory_per_domain_and_fixed_by_seed() -> None:
@@ -38,26 +42,30 @@ def test_split_is_by_trajectory_per_domain_and_fixed_by_seed() -> None:
 
 def test_history_is_cut_from_the_oldest_turn_never_the_target(tiny_model_dir: Path) -> None:
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
-    turns = []
-    for i in range(6):
-        turns += [
-            {"role": "user", "content": f"### Turn {i + 1} action {i} " + "x " * 40},
-            {"role": "assistant", "content": f"observation {i} " + "y " * 40},
-        ]
-    prompt = [{"role": "system", "content": "sys"}, *turns, {"role": "user", "content": "now"}]
+    turns = [
+        Turn(action=f"echo {i} " + "x " * 40, observation=f"out {i} " + "y " * 40) for i in range(6)
+    ]
+    request = SimRequest(
+        domain="terminal", system_prompt="sys", initial_state="start", history=turns, action="now"
+    )
+    prompt = layout(request)
     target = [{"role": "assistant", "content": "THE TARGET"}]
     long = Example("a", "terminal", {"prompt": prompt, "completion": target})
     short = Example("b", "terminal", {"prompt": [prompt[0], prompt[-1]], "completion": target})
-    too_long = [prompt[0], {"role": "user", "content": "z " * 400}]
+    too_long = [prompt[0], {"role": "user", "content": "z " * 800}]
     hopeless = Example("c", "terminal", {"prompt": too_long, "completion": target})
-    fitted, report = fit_examples(tokenizer, [long, short, hopeless], max_length=200)
+    fitted, report = fit_examples(tokenizer, [long, short, hopeless], max_length=400)
     assert (report.kept, report.cut, report.dropped) == (1, 1, 1)
     cut = fitted[0].columns
     assert cut["completion"] == target and cut["prompt"][0]["content"] == "sys"
-    assert cut["prompt"][-1]["content"] == "now"
-    kept = [m["content"] for m in cut["prompt"][1:-1]]
-    assert kept and kept[-1].startswith("observation 5")  # the newest history survives
-    assert not any(text.startswith("observation 0") for text in kept)
+    kept = len(cut["prompt"]) // 2 - 1
+    assert 0 < kept < len(turns)  # the newest history survives, the oldest went
+    dropped = len(turns) - kept
+    start = turns[dropped - 1].observation  # the dropped turns' last state starts the history
+    assert cut["prompt"] == layout(
+        request.model_copy(update={"history": turns[dropped:], "initial_state": start})
+    )
+    assert cut["prompt"][1]["content"].startswith(f"### Turn 1\n**Current State:**\n{start}")
 
 
 def test_sft_on_recordings_benchmarks_heldout_and_serves(
@@ -79,11 +87,8 @@ def test_sft_on_recordings_benchmarks_heldout_and_serves(
     assert {r["item_id"].split("#")[0] for r in before} <= set(split["heldout"])
     card = (out / "README.md").read_text()
     assert "license: apache-2.0" in card and "| domain | headline |" in card
-    context = AppContext(Settings())
-    try:
-        stored = context.train_runs.list_runs()
-    finally:
-        context.close()
+    with build_context() as context:
+        stored = context.runs.list_runs(TrainRun)
     assert [(r.status, r.model_dir) for r in stored] == [("finished", str(out / "model"))]
     assert stored[0].losses and stored[0].eval_table["rows"] == rows
     code, output = run(*args, *FAST)
@@ -110,9 +115,18 @@ def test_preference_and_rl_methods_train_on_corrections_from_sql(
 ) -> None:
     out = tmp_path / method
     code, output = run(
-        "train", method, "--data", "corrections", "--base", str(tiny_model_dir), "--out",
-        str(out), "--eval-split", "0", *FAST,
-    )  # fmt: skip
+        "train",
+        method,
+        "--data",
+        "corrections",
+        "--base",
+        str(tiny_model_dir),
+        "--out",
+        str(out),
+        "--eval-split",
+        "0",
+        *FAST,
+    )
     assert code == 0, output
     results = json.loads((out / "train_results.json").read_text())
     assert results["steps"] == 1 and results["eval"] is None
@@ -120,15 +134,26 @@ def test_preference_and_rl_methods_train_on_corrections_from_sql(
 
 
 @pytest.mark.usefixtures("seeded")
+@SQLITE_ONLY
 def test_cpt_trains_on_a_cpt_export_file(tiny_model_dir: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "cpt.parquet"
     code, output = run("export", "--format", "cpt", "--out", str(corpus))
     assert code == 0 and "5 cpt rows" in output, output
     out = tmp_path / "cpt"
     code, output = run(
-        "train", "cpt", "--data", str(corpus), "--base", str(tiny_model_dir), "--out", str(out),
-        "--eval-split", "0", "--full", *FAST,
-    )  # fmt: skip
+        "train",
+        "cpt",
+        "--data",
+        str(corpus),
+        "--base",
+        str(tiny_model_dir),
+        "--out",
+        str(out),
+        "--eval-split",
+        "0",
+        "--full",
+        *FAST,
+    )
     assert code == 0, output
     results = json.loads((out / "train_results.json").read_text())
     assert results["steps"] == 1 and results["adapter_dir"] is None
@@ -136,13 +161,28 @@ def test_cpt_trains_on_a_cpt_export_file(tiny_model_dir: Path, tmp_path: Path) -
 
 
 @pytest.mark.usefixtures("seeded")
+@SQLITE_ONLY
 def test_resume_continues_from_the_last_checkpoint(tiny_model_dir: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "cpt.jsonl"
     assert run("export", "--format", "cpt", "--out", str(corpus))[0] == 0
     out = tmp_path / "run"
-    common = ("train", "cpt", "--data", str(corpus), "--base", str(tiny_model_dir),
-              "--out", str(out), "--eval-split", "0", "--full", "--grad-accum", "1",
-              "--save-steps", "1")  # fmt: skip
+    common = (
+        "train",
+        "cpt",
+        "--data",
+        str(corpus),
+        "--base",
+        str(tiny_model_dir),
+        "--out",
+        str(out),
+        "--eval-split",
+        "0",
+        "--full",
+        "--grad-accum",
+        "1",
+        "--save-steps",
+        "1",
+    )
     code, output = run(*common, "--max-steps", "2")
     assert code == 0, output
     first = json.loads((out / "train_results.json").read_text())

@@ -17,8 +17,9 @@ USERS = "alice:wonder land,bob:builder"
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    running = start_app(tmp_path_factory.mktemp("ui-auth"), users=USERS, admins="alice",
-                        anonymous_role="annotator")  # fmt: skip
+    running = start_app(
+        tmp_path_factory.mktemp("ui-auth"), users=USERS, admins="alice", anonymous_role="annotator"
+    )
     yield running
     running.close()
 
@@ -68,8 +69,9 @@ def test_annotations_record_the_annotator_and_exports_need_admin(app: RunningApp
 
     alice = login(app, "alice", "wonder land")
     assert "role: admin" in alice.predict(api_name="/whoami")
-    count, rows = alice.predict(format="dpo", domain="", since="", min_rating=0,
-                                api_name="/export_preview")  # fmt: skip
+    count, rows = alice.predict(
+        format="dpo", domain="", since="", min_rating=0, api_name="/export_preview"
+    )
     assert count == "**1** rows match." and '"annotator": "bob"' in rows
     everyone = annotate(alice, "next", "web")["progress"]["data"]
     assert any(row[0] == "bob" for row in everyone)  # admins see everyone's progress
@@ -79,8 +81,12 @@ def test_only_admins_point_engines_at_other_servers(app: RunningApp):
     bob = login(app, "bob", "builder")
     loaded = named(bob.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
     with pytest.raises(Exception, match="Only admins can point the engine"):
-        bob.predict(loaded["action"], engine="openai", base_url="http://169.254.169.254/v1",
-                    api_name="/step")  # fmt: skip
+        bob.predict(
+            loaded["action"],
+            engine="openai",
+            base_url="http://169.254.169.254/v1",
+            api_name="/step",
+        )
 
 
 def test_only_admins_choose_another_model(app: RunningApp):
@@ -91,6 +97,7 @@ def test_only_admins_choose_another_model(app: RunningApp):
 
     alice = login(app, "alice", "wonder land")
     loaded = named(alice.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
-    stepped = named(alice.predict(loaded["action"], engine="persistence", model="any-name",
-                                  api_name="/step"))  # fmt: skip
+    stepped = named(
+        alice.predict(loaded["action"], engine="persistence", model="any-name", api_name="/step")
+    )
     assert "prediction #" in stepped["status"]

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
-from storage.bench_runs import BenchRunStore
-from storage.sessions import SessionStore
+from storage.run_kinds import BenchRun, RolloutRun
 from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
 
@@ -47,10 +46,23 @@ def prediction_id(out: dict) -> int:
 def test_every_event_is_a_named_endpoint(client: Client):
     endpoints = set(client.view_api(return_format="dict", print_info=False)["named_endpoints"])
     expected = {
-        "/select_domain", "/load_turn", "/step", "/validate_action", "/rewind", "/branch",
-        "/replay_load", "/replay_run", "/annotate_next", "/annotate_submit", "/export_preview",
-        "/export_file", "/bench_run", "/whoami",
-    }  # fmt: skip
+        "/select_domain",
+        "/load_turn",
+        "/step",
+        "/validate_action",
+        "/rewind",
+        "/branch",
+        "/replay_load",
+        "/replay_run",
+        "/annotate_next",
+        "/annotate_submit",
+        "/export_preview",
+        "/export_file",
+        "/bench_run",
+        "/rollout_run",
+        "/rollout_past",
+        "/whoami",
+    }
     assert expected <= endpoints
 
 
@@ -81,14 +93,23 @@ def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
     item = annotate(client, "open", prediction_id(stepped))
     assert "persistence" in item["header"]
     tags = ["stale copy of the previous state"]
-    saved = submit(client, CORRECTED, "reject", **RATINGS, domain="terminal", tags=tags,
-                   notes="copied the empty screen")  # fmt: skip
+    saved = submit(
+        client,
+        CORRECTED,
+        "reject",
+        **RATINGS,
+        domain="terminal",
+        tags=tags,
+        notes="copied the empty screen",
+    )
     assert "Saved version 1" in saved["message"]
-    count, preview = client.predict(format="dpo", domain="terminal", since="", min_rating=0,
-                                    api_name="/export_preview")  # fmt: skip
+    count, preview = client.predict(
+        format="dpo", domain="terminal", since="", min_rating=0, api_name="/export_preview"
+    )
     assert count.startswith("**") and json.loads(preview)
-    path, message = client.predict("jsonl", format="dpo", domain="terminal", since="",
-                                   min_rating=0, api_name="/export_file")  # fmt: skip
+    path, message = client.predict(
+        "jsonl", format="dpo", domain="terminal", since="", min_rating=0, api_name="/export_file"
+    )
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
     assert "rows" in message and rows
     row = next(r for r in rows if r["engine"] == "persistence")
@@ -101,12 +122,8 @@ def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
 def test_every_step_is_stored(client: Client, app: RunningApp):
     loaded = load(client, start=2)
     client.predict(loaded["action"], engine="persistence", api_name="/step")
-    database = app.database()
-    try:
-        sessions = SessionStore(database.session_factory).list_sessions(domain="terminal")
-        stored = SessionStore(database.session_factory).load_session(sessions[0].id)
-    finally:
-        database.dispose()
+    sessions = app.context.sessions.list_sessions(domain="terminal")
+    stored = app.context.sessions.load_session(sessions[0].id)
     assert len(stored.steps) == 3  # two recorded turns of history, then the simulated one
     assert stored.steps[0].origin == "recorded" and stored.steps[2].prediction is not None
 
@@ -115,8 +132,9 @@ def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
     client.predict("web", api_name="/replay_domain")
     loaded = client.predict("miniwob/click-checkboxes_20", api_name="/replay_load")
     assert "3 turns" in loaded[0]
-    strip, *_ = client.predict(1, engine="oracle", history_mode="closed_loop",
-                               api_name="/replay_run")  # fmt: skip
+    strip, *_ = client.predict(
+        1, engine="oracle", history_mode="closed_loop", api_name="/replay_run"
+    )
     assert strip.count("awp-cell awp-good") == 3
     assert "oracle · closed_loop" in strip
     pending = annotate(client, "next", "web")
@@ -125,9 +143,13 @@ def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
 
 def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: RunningApp):
     status, table, chart, past, _ = client.predict(
-        "bundled", ["persistence", "oracle"], "(no judge)", 6, "teacher_forced",
+        "bundled",
+        ["persistence", "oracle"],
+        "(no judge)",
+        6,
+        "teacher_forced",
         api_name="/bench_run",
-    )  # fmt: skip
+    )
     assert "Finished" in status
     engines = [row[0] for row in table["value"]["data"]]
     assert engines == ["persistence", "oracle"]
@@ -136,10 +158,8 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
     assert (dataset, listed, state, items) == ("bundled", "persistence, oracle", "finished", "12")
     assert "oracle 100.0" in macro
 
-    database = app.database()
-    [run] = [r for r in BenchRunStore(database.session_factory).list_runs() if str(r.id) == run_id]
-    database.dispose()
-    assert run.owner == "anonymous" and run.item_count == 12
+    [run] = [r for r in app.context.runs.list_runs(BenchRun) if str(r.id) == run_id]
+    assert run.owner == "anonymous" and run.done == 12 and run.out_dir is not None
     (Path(run.out_dir) / "results.json").unlink()  # the page reads the stored summary, not files
     note, shown, shown_chart = client.predict(run_id, api_name="/bench_show")
     assert f"Run #{run_id}: bundled, teacher_forced." == note
@@ -147,3 +167,23 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
     assert shown_chart.endswith(".png")
     with pytest.raises(Exception, match="No benchmark run called"):
         client.predict("latest", api_name="/bench_show")
+
+
+def test_rollout_run_is_recorded_and_listed(client: Client, app: RunningApp):
+    status, summary, *_, past = client.predict(
+        "terminal", "replay", "oracle", 2, 3, "sim", api_name="/rollout_run"
+    )
+    assert "Finished 2 sim episode(s)" in status
+    assert summary["value"]["data"][0][:2] == ["terminal", 2]
+    run_id, _, domains, agent, world, env, state, episodes = past["value"]["data"][0]
+    assert (domains, agent, env, state, episodes) == (
+        "terminal",
+        "replay",
+        "sim",
+        "finished",
+        "2/2",
+    )
+    assert world.startswith("oracle:")
+    assert client.predict(api_name="/rollout_past")["value"]["data"][0][0] == run_id
+    stored = app.context.runs.get(RolloutRun, int(run_id))
+    assert stored.owner == "anonymous" and stored.results["episodes"] == 2

@@ -9,7 +9,6 @@ import pytest
 from gradio_client import Client
 
 from backend.errors import BadInputError
-from storage.sessions import SessionStore
 from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
 from ui.services import EngineChoice
@@ -35,11 +34,7 @@ def session_id(out: dict) -> int:
 
 
 def stored(app: RunningApp, session: int):
-    database = app.database()
-    try:
-        return SessionStore(database.session_factory).load_session(session)
-    finally:
-        database.dispose()
+    return app.context.sessions.load_session(session)
 
 
 def step(client: Client, action: str = LS, **engine: str) -> dict:

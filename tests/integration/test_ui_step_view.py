@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
-from storage.sessions import SessionStore
 from tests.support.app_server import RunningApp, named, start_app
 
 RECORDING = "mkrww/errors"
@@ -44,11 +43,7 @@ def frames(client: Client, action: str, **engine: str) -> tuple[list[dict], Exce
 
 
 def stored_sessions(app: RunningApp) -> int:
-    database = app.database()
-    try:
-        return len(SessionStore(database.session_factory).list_sessions())
-    finally:
-        database.dispose()
+    return len(app.context.sessions.list_sessions())
 
 
 def test_a_failed_step_clears_the_previous_steps_panels(client: Client, app: RunningApp):
@@ -99,9 +94,12 @@ def test_the_oracle_off_the_recording_is_flagged_before_the_step(client: Client)
 def test_a_slow_first_use_of_a_model_says_so(client: Client, tiny_model_dir: Path):
     client.predict("terminal", "", api_name="/start_blank")
     shown, error = frames(
-        client, OFF_RECORDING, engine="transformers", model=str(tiny_model_dir),
+        client,
+        OFF_RECORDING,
+        engine="transformers",
+        model=str(tiny_model_dir),
         max_new_tokens=4,
-    )  # fmt: skip
+    )
     assert error is None, error
     assert "Preparing the transformers model" in shown[0]["status"]
     assert "Generating step 1" in shown[1]["status"]

@@ -100,3 +100,33 @@ def test_step_all_sends_one_engine_call_for_many_domains() -> None:
         env.reset(spec)
     results = step_all(envs, [spec.trajectory.turns[0].action for spec in specs])
     assert calls == [3] and len(results) == 3
+
+
+def test_a_vector_step_is_stored_in_one_transaction(database) -> None:
+    """N sub-environments' steps, predictions, scores and rewards: one commit, not 2 N."""
+    from sqlalchemy import event
+
+    store = SessionStore(database.session_factory)
+    reward = build_reward("reference", RewardOptions())
+    envs = [WorldEnv(simulator("persistence"), reward, EnvOptions(), store) for _ in range(4)]
+    specs = [EpisodeSpec.from_trajectory(recording(d)) for d in ("terminal", "web", "mcp", "os")]
+    for env, spec in zip(envs, specs, strict=True):
+        env.reset(spec)
+    commits: list[int] = []
+    statements: list[str] = []
+    event.listen(database.engine, "commit", lambda *args: commits.append(1))
+    event.listen(
+        database.engine, "before_cursor_execute", lambda c, k, sql, *rest: statements.append(sql)
+    )
+    step_all(envs, [spec.trajectory.turns[0].action for spec in specs])
+    statements.clear()
+    step_all(envs, [spec.trajectory.turns[1].action for spec in specs])
+    assert len(commits) == 2
+    # A set-wise write: the same few statements for 4 steps as for 1 (it was about 7 a step).
+    writes = [sql for sql in statements if not sql.startswith(("BEGIN", "SAVEPOINT"))]
+    assert len(writes) <= 10, writes
+    for env in envs:
+        stored = store.load_session(env.session_id)
+        assert len(stored.steps) == 2
+        names = {score.name for score in stored.steps[1].predictions[0].scores}
+        assert "reward.reference" in names and len(names) > 1

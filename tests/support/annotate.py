@@ -9,11 +9,32 @@ from gradio_client import Client
 from tests.support.app_server import named
 
 ANNOTATE_OUTPUTS = (
-    "browser", "open_note", "queue", "header", "action", "context", "reasoning", "before",
-    "predicted", "real_origin", "real", "editor", "preview", "diff", "format", "factuality",
-    "consistency", "realism", "quality", "verdict", "tags", "notes", "message", "progress",
+    "browser",
+    "open_note",
+    "queue",
+    "header",
+    "action",
+    "context",
+    "reasoning",
+    "before",
+    "predicted",
+    "real_origin",
+    "real",
+    "editor",
+    "preview",
+    "diff",
+    "format",
+    "factuality",
+    "consistency",
+    "realism",
+    "quality",
+    "verdict",
+    "tags",
+    "notes",
+    "message",
+    "progress",
     "judge",
-)  # fmt: skip
+)
 """Outputs of /annotate_next, /annotate_open, /annotate_skip and /annotate_submit (the draft
 state, the accordion title and the button visibility are not part of the API)."""
 RATED = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), "3")

@@ -15,14 +15,22 @@ from typing import Any
 import gradio as gr
 
 from app.auth import Auth
+from app.context import AppContext, build_context
 from app.settings import Settings
 from app.web import launch
-from storage.db import Database
 
 STEP_OUTPUTS = (
-    "action", "position", "before", "status", "predicted", "real", "reasoning", "scores",
-    "diff", "timeline",
-)  # fmt: skip
+    "action",
+    "position",
+    "before",
+    "status",
+    "predicted",
+    "real",
+    "reasoning",
+    "scores",
+    "diff",
+    "timeline",
+)
 """Outputs of /load_turn, /step, /rewind and /branch (the session state is hidden)."""
 
 
@@ -41,14 +49,16 @@ def free_port() -> int:
 class RunningApp:
     url: str
     blocks: gr.Blocks
-    settings: Settings
+    context: AppContext
 
-    def database(self) -> Database:
-        """A second connection to the app's database, to check what was stored."""
-        return Database(self.settings.resolved_database_url())
+    @property
+    def settings(self) -> Settings:
+        """The app's settings."""
+        return self.context.settings
 
     def close(self) -> None:
         self.blocks.close()
+        self.context.close()
 
 
 def start_app(
@@ -62,7 +72,7 @@ def start_app(
         settings: other `Settings` fields.
         auth: login and role fields of `Settings` (users, admins, anonymous_role).
     """
-    config = Settings(
+    context = build_context(
         data_dir=data_dir,
         engine=engine,
         host="127.0.0.1",
@@ -70,5 +80,5 @@ def start_app(
         **(settings or {}),
         **auth,
     )
-    blocks = launch(config, Auth(config), block=False)
-    return RunningApp(f"http://127.0.0.1:{config.port}/", blocks, config)
+    blocks = launch(context, Auth(context.settings), block=False)
+    return RunningApp(f"http://127.0.0.1:{context.settings.port}/", blocks, context)

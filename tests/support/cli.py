@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from app.cli import build_cli
+from app.context import AppContext, build_context
 
 
 @pytest.fixture
@@ -15,6 +17,17 @@ def awp_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh AWP_DATA_DIR (its SQLite database included) for the commands a test runs."""
     monkeypatch.setenv("AWP_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
+
+
+@pytest.fixture
+def awp_context(awp_data: Path) -> Iterator[AppContext]:
+    """What the commands of a test stored, read back through the one composition root.
+
+    Built from the same `AWP_*` environment as the commands, so it sees their database; the
+    database opens on first use (after the commands ran) and its pool closes with the test.
+    """
+    with build_context() as context:
+        yield context
 
 
 def run(*args: str) -> tuple[int, str]:

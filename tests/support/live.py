@@ -34,9 +34,21 @@ def skip_unless_root() -> pytest.MarkDecorator:
     )
 
 
+def worker_uid_base() -> int:
+    """A uid pool of this pytest-xdist worker's own, so tests of a small pool run in parallel.
+
+    Sandboxes of every process share one machine-wide lock per uid: a test that wants exactly
+    one or two uids must not find them held by another worker's sandboxes, nor by the app's
+    own pool (from 61,000) that the UI and CLI tests start.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    return 61_000 + 128 * (1 + (int(worker) if worker.isdigit() else 0))
+
+
 def live_config(tmp_path: Path, **limits: object) -> LiveConfig:
     """A config with a private work folder and small limits, so limit tests finish fast."""
     values: dict[str, object] = {
+        "uid_base": worker_uid_base(),
         "memory_mb": 512,
         "disk_mb": 64,
         "processes": 64,

@@ -50,9 +50,18 @@ def serve_openai(model_dir: Path, log_path: Path) -> Iterator[OpenAIServer]:
     """
     port = free_port()
     command = [
-        sys.executable, "-m", "transformers.cli.transformers", "serve", str(model_dir),
-        "--host", "127.0.0.1", "--port", str(port), "--device", "cpu",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "transformers.cli.transformers",
+        "serve",
+        str(model_dir),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--device",
+        "cpu",
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)

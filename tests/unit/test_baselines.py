@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from backend.domains.turns import format_assistant_turn, format_user_turn
-from backend.engines.base import EngineConfig, build_engine
+from backend.engines.base import EngineConfig, baseline_names, build_engine
 from backend.errors import EngineRequestError
 from backend.parsing import parse_output
 from backend.types import ChatMessage, ChatRequest
@@ -71,3 +71,7 @@ def test_baselines_are_named_as_baselines(name: str) -> None:
     assert completion.finish_reason == "baseline"
     assert "".join(d.content_delta for d in deltas) == completion.text
     assert last.completion == completion
+
+
+def test_baselines_are_the_engines_registered_as_baselines() -> None:
+    assert baseline_names() == ["persistence", "oracle"]

@@ -19,24 +19,39 @@ from backend.scoring.base import MetricResult
 def old_row(item: str, similarity: float) -> ItemRow:
     """A terminal row as the first release wrote it: no screen_delta, plain similarity headline."""
     line = {
-        "schema_version": 1, "engine": "persistence", "model": "baseline:persistence",
-        "item_id": item, "domain": "terminal", "status": "ok", "error": None, "predicted": "$",
-        "finish_reason": "baseline", "prompt_tokens": 0, "completion_tokens": 0,
-        "latency_s": 0.0, "diagnostics": None,
+        "schema_version": 1,
+        "engine": "persistence",
+        "model": "baseline:persistence",
+        "item_id": item,
+        "domain": "terminal",
+        "status": "ok",
+        "error": None,
+        "predicted": "$",
+        "finish_reason": "baseline",
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "latency_s": 0.0,
+        "diagnostics": None,
         "metrics": [
             {"name": "screen_exact", "version": 1, "value": 0.0, "details": {}},
             {"name": "screen_similarity", "version": 1, "value": similarity, "details": {}},
         ],
-        "headline": "screen_similarity", "headline_value": similarity, "judge": None,
-    }  # fmt: skip
+        "headline": "screen_similarity",
+        "headline_value": similarity,
+        "judge": None,
+    }
     return ItemRow.model_validate_json(json.dumps(line))
 
 
 def row(item: str, domain: str, metrics: list[tuple[str, int, float]]) -> ItemRow:
     return ItemRow(
-        engine="e", model="m", item_id=item, domain=domain, status="ok",
+        engine="e",
+        model="m",
+        item_id=item,
+        domain=domain,
+        status="ok",
         metrics=[MetricResult(name=n, version=v, value=x) for n, v, x in metrics],
-    )  # fmt: skip
+    )
 
 
 def test_rows_of_an_older_release_aggregate_under_their_own_headline() -> None:
@@ -64,20 +79,36 @@ def test_values_of_different_metric_versions_are_never_averaged_together() -> No
 
 
 SCHEMA_1 = {
-    "schema_version": 1, "dataset": "bundled", "history_mode": "teacher_forced",
+    "schema_version": 1,
+    "dataset": "bundled",
+    "history_mode": "teacher_forced",
     "created_at": "2026-01-01T00:00:00+00:00",
-    "engines": {"persistence": {
-        "model": "baseline:persistence", "items": 56, "failures": 0,
-        "finish_reasons": {"baseline": 56},
-        "domains": {"terminal": {
-            "items": 56, "failures": 0, "metrics": {"screen_similarity": 0.086},
-            "headline": "screen_similarity", "headline_value": 0.086, "judge": None,
-        }},
-        "headline_overall": {"macro": 0.086, "micro": 0.086, "macro_label": "macro: ...",
-                             "micro_label": "micro: ..."},
-        "judge_overall": None,
-    }},
-}  # fmt: skip
+    "engines": {
+        "persistence": {
+            "model": "baseline:persistence",
+            "items": 56,
+            "failures": 0,
+            "finish_reasons": {"baseline": 56},
+            "domains": {
+                "terminal": {
+                    "items": 56,
+                    "failures": 0,
+                    "metrics": {"screen_similarity": 0.086},
+                    "headline": "screen_similarity",
+                    "headline_value": 0.086,
+                    "judge": None,
+                }
+            },
+            "headline_overall": {
+                "macro": 0.086,
+                "micro": 0.086,
+                "macro_label": "macro: ...",
+                "micro_label": "micro: ...",
+            },
+            "judge_overall": None,
+        }
+    },
+}
 
 
 def test_a_schema_1_results_file_still_loads_and_renders(tmp_path: Path) -> None:

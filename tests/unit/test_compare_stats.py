@@ -18,10 +18,11 @@ from backend.compare.agreement_report import (
 )
 from backend.compare.bradley_terry import Battle, ratings
 from backend.compare.contenders import contender_label, draw_pair, parse_contenders
-from backend.compare.futures import sample_requests, spread
+from backend.compare.futures import spread
 from backend.compare.rates import indistinguishability, wilson_interval
 from backend.compare.report import ALL, BattleCount, RealCount, arena_report
 from backend.errors import BadInputError
+from backend.stepping import Sample, sample_requests, score
 from backend.types import SamplingParams, SimRequest
 
 
@@ -52,8 +53,11 @@ def test_bradley_terry_matches_the_hand_computed_odds() -> None:
 
 
 def test_bootstrap_intervals_cover_the_rating_and_ranks_share_overlaps() -> None:
-    battles = [Battle("strong", "weak", 40, 5, 5), Battle("mid", "weak", 10, 10, 0),
-               Battle("strong", "mid", 30, 10, 0)]  # fmt: skip
+    battles = [
+        Battle("strong", "weak", 40, 5, 5),
+        Battle("mid", "weak", 10, 10, 0),
+        Battle("strong", "mid", 30, 10, 0),
+    ]
     board = ratings(battles, rounds=200, seed=1)
     assert [r.contender for r in board] == ["strong", "mid", "weak"]
     for r in board:
@@ -90,8 +94,12 @@ def test_kappa_spearman_and_alpha_on_hand_examples() -> None:
 
 def test_contenders_parse_label_and_draw() -> None:
     found = parse_contenders("transformers@0.6, transformers@1.2 ,openai:qwen, persistence")
-    assert [c.spec for c in found] == ["transformers@0.6", "transformers@1.2", "openai:qwen",
-                                       "persistence"]  # fmt: skip
+    assert [c.spec for c in found] == [
+        "transformers@0.6",
+        "transformers@1.2",
+        "openai:qwen",
+        "persistence",
+    ]
     assert found[1].params(SamplingParams()).temperature == 1.2
     with pytest.raises(BadInputError, match="two different"):
         parse_contenders("persistence, persistence")
@@ -108,8 +116,10 @@ def test_arena_report_pools_domains_and_sources() -> None:
         RealCount("human", "e", "m", "web", 1, 0, 1),
         RealCount("human", "e", "m", "os", 0, 2, 0),
     ]
-    battles = [BattleCount("human", "web", "x", "y", 2, 1, 0),
-               BattleCount("judge", "web", "x", "y", 0, 3, 0)]  # fmt: skip
+    battles = [
+        BattleCount("human", "web", "x", "y", 2, 1, 0),
+        BattleCount("judge", "web", "x", "y", 0, 3, 0),
+    ]
     report = arena_report(real, battles, [], rounds=0)
     pooled = next(r for r in report.real if r.domain == ALL)
     assert (pooled.model, pooled.rate.votes, pooled.rate.rate) == ("e/m", 4, 0.5)
@@ -125,10 +135,11 @@ def test_agreement_report_pools_domains() -> None:
         RatingCounts("os", "format", [2], [4], [2]),
     ]
     report = agreement_report(
-        judge, [ItemCounts("web", "format", [[0, 0, 0, 2, 0]])],
+        judge,
+        [ItemCounts("web", "format", [[0, 0, 0, 2, 0]])],
         [VerdictCount("web", "accept", "reject", 1)],
         [Disagreement(1, "ann", "os", "e", 2.0, 4.0, "reject")],
-    )  # fmt: skip
+    )
     row = next(d for d in report.dimensions if d.domain == ALL)
     assert row.judge_human.pairs == 4 and row.judge_human.exact == 0.5
     assert report.domains() == [ALL, "os", "web"]
@@ -136,11 +147,30 @@ def test_agreement_report_pools_domains() -> None:
     assert report.worst[0].gap == -2.0
 
 
-def test_futures_seeds_and_spread() -> None:
-    request = SimRequest(domain="terminal", action="ls", params=SamplingParams(seed=7))
-    assert [r.params.seed for r in sample_requests(request, 3)] == [7, 8, 9]
+def test_futures_seeds_and_spread(make_prediction) -> None:
+    request = SimRequest(
+        domain="terminal",
+        action="ls",
+        params=SamplingParams(seed=7),
+        initial_state="$ ",
+        reference="$ ls\na",
+    )
+    copies = sample_requests(request, 3)
+    assert [r.params.seed for r in copies] == [7, 8, 9]
     with pytest.raises(BadInputError):
         sample_requests(request, 9)
-    result = spread("terminal", ["$ ls\na", "$ ls\na ", "$ ls\nb"], "$ ls\na", "$ ")
+    samples = []
+    for copy, text in zip(copies, ["$ ls\na", "$ ls\na ", "$ ls\nb"], strict=True):
+        prediction = make_prediction(text)
+        samples.append(Sample(copy, prediction, score(copy, prediction)))
+    result = spread("terminal", samples, "$ ")
     assert (result.samples, result.distinct, result.largest) == (3, 2, 2)
     assert result.with_real is not None and result.mutual is not None
+    # Each sample's score against the truth is the one the step path gave it, not a rescore.
+    expected = [s.scores.headline for s in samples]
+    assert result.with_real == pytest.approx(sum(x for x in expected if x is not None) / 3)
+    blind = [
+        Sample(s.request.model_copy(update={"reference": None}), s.prediction, s.scores)
+        for s in samples
+    ]
+    assert spread("terminal", blind, "$ ").with_real is None

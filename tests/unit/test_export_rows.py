@@ -27,6 +27,7 @@ LINKS = [
     "engine",
     "model",
     "annotator",
+    "grounded_by",
 ]
 CONTENT = {
     "sft": ["prompt", "completion"],
@@ -103,6 +104,7 @@ def record(
         created_at=datetime(2026, 1, 1, tzinfo=UTC),
         scores=[ExportScore("exact", "1", 0.0), ExportScore("judge.format", "v1", 3.0)],
         annotation=annotation,
+        grounded_by=["rec-1#2", "annotation:7"],
     )
     values.update(changes)
     return ExportRecord(**values)  # type: ignore[arg-type]
@@ -117,7 +119,7 @@ def test_columns_are_pinned(name: str) -> None:
     expected = [*LINKS, "schema_version", *CONTENT[name]]
     model = FORMATS.get(name).row_model
     assert list(model.model_fields) == expected
-    assert model.model_fields["schema_version"].default == 1
+    assert model.model_fields["schema_version"].default == 2
     assert arrow_schema(model).names == expected
     built = rows(name, record())
     assert built and all(list(row) == expected for row in built)
@@ -130,6 +132,7 @@ def test_columns_are_pinned(name: str) -> None:
         "engine": "fake",
         "model": "m",
         "annotator": "ann",
+        "grounded_by": ["rec-1#2", "annotation:7"],
     }
 
 
@@ -191,8 +194,10 @@ def test_kto_labels() -> None:
     assert correction["completion"][0]["content"].endswith(CORRECTED)
 
 
-ANSWERS = {"prediction": f"**Environment Observation:**\n{PREDICTED}",
-           "correction": f"**Environment Observation:**\n{CORRECTED}"}  # fmt: skip
+ANSWERS = {
+    "prediction": f"**Environment Observation:**\n{PREDICTED}",
+    "correction": f"**Environment Observation:**\n{CORRECTED}",
+}
 
 
 def test_accept_makes_the_prediction_the_truth_in_every_format() -> None:

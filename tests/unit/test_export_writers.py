@@ -30,6 +30,7 @@ def sft_rows(n: int, start: int = 0):
             engine="fake",
             model="m",
             annotator=None if i % 2 else "ann",
+            grounded_by=[] if i % 2 else [f"rec#{i}"],
             prompt=[
                 Message(role="system", content="S"),
                 Message(role="user", content=f"a{i}\u2028b"),

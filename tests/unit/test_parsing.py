@@ -11,6 +11,7 @@ from backend.parsing import (
     parse_output,
     strip_marker,
     strip_thinking,
+    whole_completion,
 )
 
 
@@ -209,3 +210,29 @@ def test_blank_separate_reasoning_is_dropped() -> None:
 def test_literal_close_think_inside_the_block_is_content() -> None:
     screen = "$ cat chat.html\n<p>answer</think></p>"
     assert parse_output(block(screen)).observation == screen
+
+
+# --- what a reasoning parser split (vLLM, SGLang `--reasoning-parser qwen3`) --------------------
+
+
+def test_a_completion_that_never_closes_think_is_not_empty() -> None:
+    """vLLM's qwen3 parser sends a completion without `</think>` whole as reasoning, no content.
+
+    Before, the observation was read from the empty content: every prediction of a model that
+    does not think came out empty.
+    """
+    parsed = parse_output("", reasoning="user@host:~$ ls\nnotes.txt\nuser@host:~$")
+    assert parsed.observation == "user@host:~$ ls\nnotes.txt\nuser@host:~$"
+    assert parsed.reasoning == "" and not parsed.diagnostics.empty_extraction
+
+
+def test_a_block_inside_unclosed_thinking_is_the_observation() -> None:
+    parsed = parse_output("", reasoning="I think the page shows\n" + block("[1] button 'OK'"))
+    assert parsed.observation == "[1] button 'OK'"
+
+
+def test_split_thinking_and_answer_read_as_one_completion() -> None:
+    parsed = parse_output("\n" + block("55"), reasoning="the shell prints 55\n")
+    assert parsed.observation == "55" and parsed.reasoning == "the shell prints 55"
+    assert whole_completion("\n" + block("55"), "x") == "<think>x</think>\n" + block("55")
+    assert whole_completion("answer", "  ") == "answer"

@@ -38,11 +38,47 @@ def parsed(html: str) -> list[tuple[str, dict[str, str | None]]]:
     return collector.tags
 
 
-ALLOWED_TAGS = {"div", "span", "pre", "iframe", "svg", "g", "rect", "text", "title", "a", "table",
-                "thead", "tbody", "tr", "th", "td", "mark", "colgroup", "col"}  # fmt: skip
-ALLOWED_ATTRS = {"class", "style", "title", "sandbox", "referrerpolicy", "srcdoc", "href", "target",
-                 "rel", "x", "y", "width", "height", "font-size", "viewbox", "preserveaspectratio",
-                 "role", "aria-label"}  # fmt: skip
+ALLOWED_TAGS = {
+    "div",
+    "span",
+    "pre",
+    "iframe",
+    "svg",
+    "g",
+    "rect",
+    "text",
+    "title",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "mark",
+    "colgroup",
+    "col",
+}
+ALLOWED_ATTRS = {
+    "class",
+    "style",
+    "title",
+    "sandbox",
+    "referrerpolicy",
+    "srcdoc",
+    "href",
+    "target",
+    "rel",
+    "x",
+    "y",
+    "width",
+    "height",
+    "font-size",
+    "viewbox",
+    "preserveaspectratio",
+    "role",
+    "aria-label",
+}
 
 
 @pytest.mark.parametrize("name", sorted(RENDERERS.names()))

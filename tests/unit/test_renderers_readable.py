@@ -134,12 +134,23 @@ def test_off_screen_and_absurd_bounds_do_not_shrink_the_screen():
 
 
 def test_taskbar_strip_keeps_a_readable_height():
-    taskbar = {"Name": "Taskbar", "ControlType": "PaneControl", "Children": [
-        {"Name": "Start", "ControlType": "ButtonControl",
-         "BoundingRectangle": {"left": 0, "top": 728, "right": 48, "bottom": 768}},
-        {"Name": "Clock", "ControlType": "ButtonControl",
-         "BoundingRectangle": {"left": 1300, "top": 728, "right": 1366, "bottom": 768}},
-    ], "BoundingRectangle": {"left": 0, "top": 728, "right": 1366, "bottom": 768}}  # fmt: skip
+    taskbar = {
+        "Name": "Taskbar",
+        "ControlType": "PaneControl",
+        "Children": [
+            {
+                "Name": "Start",
+                "ControlType": "ButtonControl",
+                "BoundingRectangle": {"left": 0, "top": 728, "right": 48, "bottom": 768},
+            },
+            {
+                "Name": "Clock",
+                "ControlType": "ButtonControl",
+                "BoundingRectangle": {"left": 1300, "top": 728, "right": 1366, "bottom": 768},
+            },
+        ],
+        "BoundingRectangle": {"left": 0, "top": 728, "right": 1366, "bottom": 768},
+    }
     out = render("a11y_tree", json.dumps(taskbar))
     width = int(re.search(r"min-width:(\d+)px", out).group(1))
     assert width * 40 / 1366 >= 30
@@ -238,20 +249,36 @@ def test_action_help_shows_angle_brackets_and_code_literally():
 def test_benchmark_table_names_each_domains_headline_metric():
     def stats(value: float) -> EngineStats:
         domains = {
-            d: DomainStats(items=2, failures=0, metrics={}, headline=headline_metric(d),
-                           headline_value=value)
+            d: DomainStats(
+                items=2, failures=0, metrics={}, headline=headline_metric(d), headline_value=value
+            )
             for d in ("android", "terminal")
-        }  # fmt: skip
+        }
         overall = Overall(macro=value, micro=value)
-        return EngineStats(model="m", items=4, failures=1, finish_reasons={}, domains=domains,
-                           headline_overall=overall)  # fmt: skip
+        return EngineStats(
+            model="m",
+            items=4,
+            failures=1,
+            finish_reasons={},
+            domains=domains,
+            headline_overall=overall,
+        )
 
-    results = BenchResults(dataset="bundled", history_mode="teacher_forced",
-                           engines={"oracle": stats(1.0), "persistence": stats(0.25)})  # fmt: skip
+    results = BenchResults(
+        dataset="bundled",
+        history_mode="teacher_forced",
+        engines={"oracle": stats(1.0), "persistence": stats(0.25)},
+    )
     headers, rows = table(results)
-    assert headers == ["engine", f"android · {headline_metric('android')}",
-                       f"terminal · {headline_metric('terminal')}", "Overall macro",
-                       "Overall micro", "items", "failed"]  # fmt: skip
+    assert headers == [
+        "engine",
+        f"android · {headline_metric('android')}",
+        f"terminal · {headline_metric('terminal')}",
+        "Overall macro",
+        "Overall micro",
+        "items",
+        "failed",
+    ]
     assert rows == [
         ["oracle", "100.0", "100.0", "100.0", "100.0", "4", "1"],
         ["persistence", "25.0", "25.0", "25.0", "25.0", "4", "1"],

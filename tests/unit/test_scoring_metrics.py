@@ -143,8 +143,30 @@ def test_search_overlap_per_result() -> None:
     assert overlap.details["url_f1"] == 0.5
 
 
+def results(*pages: str) -> str:
+    return "\n\n".join(f"[{i}] https://{page}.com\nTitle: {page}" for i, page in enumerate(pages))
+
+
+def test_search_delta_pays_the_new_results_not_a_shorter_copy() -> None:
+    previous = results("a", "b", "c", "d", "e", "f")
+    real = results("a", "x", "y", "z")  # a repeated; b-f dropped; x, y, z new
+    scores = by_name(score_observation("search", previous, real, previous))
+    half = results("a", "b", "c")
+    half_scores = by_name(score_observation("search", half, real, previous))
+    # version 1's headline: the first half beats the whole copy by dropping what reality dropped
+    assert half_scores["search_overlap"].value > scores["search_overlap"].value > 0.0
+    assert half_scores["search_delta"].value == scores["search_delta"].value == 0.0
+    assert by_name(score_observation("search", real, real, previous))["search_delta"].value == 1.0
+    partial = by_name(score_observation("search", results("a", "x", "y"), real, previous))
+    assert partial["search_delta"].value == pytest.approx(2 * 2 / (2 + 3))
+    repeated = by_name(score_observation("search", previous, previous, previous))["search_delta"]
+    assert repeated.value == 1.0  # the same query again: the copy is right
+
+
 def test_search_page_without_results_falls_back_to_lines() -> None:
     page = "# Box office 2020\n\n| rank | film |\n| 1 | Bad Boys |"
     overlap = by_name(score_observation("search", page, page))["search_overlap"]
     assert overlap.value == 1.0
     assert overlap.details["fallback"] == "line_f1"
+    delta = by_name(score_observation("search", page, page, SEARCH_REAL))["search_delta"]
+    assert delta.value == 1.0 and delta.details["fallback"] == "text_delta"

@@ -1,4 +1,4 @@
-"""The documented reward combination (reward-v2)."""
+"""The documented reward combination (reward-v3)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_metrics_only_uses_the_headline() -> None:
     assert headline.value != next(m.value for m in metrics if m.name == "text_similarity")
     reward = combine_reward("swe", metrics)
     assert reward.value == pytest.approx(headline.value)
-    assert reward.formula_version == FORMULA_VERSION == "reward-v2"
+    assert reward.formula_version == FORMULA_VERSION == "reward-v3"
     assert reward.components == {"deterministic": headline.value}
 
 

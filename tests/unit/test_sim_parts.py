@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from backend.envs.sim.agents import AgentView, agent_messages, read_action
+from backend.domains.base import get_domain
+from backend.envs.sim.agents import AgentView, ReplayAgent, agent_messages, read_action
 from backend.envs.sim.episode import EpisodeSpec
-from backend.envs.sim.finish import is_finish
 from backend.envs.sim.rewards import parse_verdict
+from backend.envs.sim.service import make_agent
+from backend.errors import BadInputError
 from backend.scoring.judge_parse import JudgeParseError
-from backend.types import Turn
+from backend.types import SamplingParams, Turn
 
 
 def test_read_action_takes_the_last_action_block_after_thinking() -> None:
@@ -33,7 +35,7 @@ def test_read_action_takes_the_last_action_block_after_thinking() -> None:
     ],
 )
 def test_finish_actions(domain: str, action: str, finished: bool) -> None:
-    assert is_finish(domain, action) is finished
+    assert get_domain(domain).is_finish(action) is finished
 
 
 def test_verdict_parsing() -> None:
@@ -51,3 +53,12 @@ def test_agent_prompt_carries_task_format_and_history() -> None:
     system, user = agent_messages(view)
     assert "count files" in system.content and "keystrokes" in system.content
     assert "Turn 1" in user.content and user.content.endswith("Your next action:")
+
+
+def test_the_rollout_service_refuses_a_baseline_agent_and_knows_replay() -> None:
+    def no_engine(name: str, model: str | None):
+        raise AssertionError("no engine is built for replay or a baseline")
+
+    assert isinstance(make_agent("replay", no_engine, SamplingParams()), ReplayAgent)
+    with pytest.raises(BadInputError, match="baseline cannot act"):
+        make_agent("oracle:whatever", no_engine, SamplingParams())

@@ -1,12 +1,15 @@
 """Hostile observations: XXE, billion laughs, 100 MB, 10,000 levels deep, random bytes.
 
 Each must end in a clear BadInputError or a bounded tree, quickly, and never read a file.
+"Quickly" is asserted as work counted, never as seconds: a refused text never reaches lxml, and
+a deep page costs a bounded number of parser callbacks and nodes (see tests/README.md).
 """
 
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +18,8 @@ from hypothesis import strategies as st
 from backend.errors import BadInputError
 from backend.scoring import score_observation
 from backend.scoring.nodes import MAX_CHARS, MAX_DEPTH, MAX_NODES
-from backend.scoring.parsers import TREE_PARSERS, parse_tree
+from backend.scoring.parsers import TREE_PARSERS, parse_tree, safe_xml
+from backend.scoring.parsers import html as html_parser
 from backend.scoring.parsers.android import parse_android_xml
 from backend.scoring.parsers.html import parse_html_tree
 
@@ -32,12 +36,29 @@ LAUGHS = (
 EXTERNAL_DTD = '<!DOCTYPE hierarchy SYSTEM "http://127.0.0.1:9/evil.dtd"><hierarchy/>'
 
 
+def counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    """Wrap `owner.name` (still called) so that each call appends to the returned list."""
+    real: Callable[..., Any] = getattr(owner, name)
+    calls: list[int] = []
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, wrapper)
+    return calls
+
+
 @pytest.mark.parametrize("text", [XXE, LAUGHS, EXTERNAL_DTD, XXE.replace("DOCTYPE", "doctype")])
-def test_xml_with_a_dtd_is_refused_fast(text: str) -> None:
-    start = time.perf_counter()
+def test_xml_with_a_dtd_is_refused_before_lxml_sees_it(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsers_built = counting(monkeypatch, safe_xml, "_xml_parser")
     with pytest.raises(BadInputError, match="DTD"):
         parse_android_xml(text)
-    assert time.perf_counter() - start < 1.0
+    assert parsers_built == []  # refused by the text check: nothing was expanded or fetched
+    parse_android_xml('<hierarchy><node class="x"/></hierarchy>')
+    assert parsers_built == [1]  # the counter is live: a clean document does reach lxml
 
 
 def test_hostile_prediction_scores_zero_and_reads_nothing() -> None:
@@ -67,12 +88,14 @@ def test_html_entities_never_resolve_files() -> None:
 
 
 @pytest.mark.parametrize("kind", ["axtree", "html", "a11y_tree", "android_xml", "android_json"])
-def test_100_mb_is_refused_before_parsing(kind: str) -> None:
+def test_100_mb_is_refused_before_parsing(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     huge = "<" + "a" * (100 * 1024 * 1024)
-    start = time.perf_counter()
+    lxml_calls = counting(monkeypatch, safe_xml.etree, "fromstring")
     with pytest.raises(BadInputError, match="limit"):
         parse_tree(kind, huge)
-    assert time.perf_counter() - start < 1.0
+    assert lxml_calls == []  # refused on its length alone
+    parse_tree(kind, "<a>small</a>")
+    assert lxml_calls == [1]  # the counter is live: a small text of that kind is parsed
 
 
 def test_100_mb_prediction_is_refused_by_score_observation() -> None:
@@ -86,11 +109,37 @@ def test_10000_deep_xml_is_refused() -> None:
         parse_android_xml(deep)
 
 
-def test_10000_deep_html_is_bounded() -> None:
-    deep = "<div>" * 10_000 + "x" + "</div>" * 10_000
-    start = time.perf_counter()
+def test_10000_deep_html_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    builders: list[Any] = []
+
+    class CountingBuilder(html_parser._NodeBuilder):
+        """The real builder, counting the parser callbacks it receives."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.callbacks = 0
+            builders.append(self)
+
+        def start(self, tag: str, attrib: dict[str, str]) -> None:
+            self.callbacks += 1
+            super().start(tag, attrib)
+
+        def end(self, tag: str) -> None:
+            self.callbacks += 1
+            super().end(tag)
+
+        def data(self, data: str) -> None:
+            self.callbacks += 1
+            super().data(data)
+
+    monkeypatch.setattr(html_parser, "_NodeBuilder", CountingBuilder)
+    tags = 10_000
+    deep = "<div>" * tags + "x" + "</div>" * tags
     tree = parse_html_tree(deep)
-    assert time.perf_counter() - start < 2.0
+    [builder] = builders
+    # Linear work: each tag opens and closes once (plus lxml's html/body wrapper and the text).
+    assert 2 * tags <= builder.callbacks <= 2 * tags + 10
+    assert tree.truncated and tree.size() <= MAX_DEPTH + 1  # nodes beyond the cap never built
     assert max(f.depth for f in tree.flatten()) <= MAX_DEPTH + 1
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backend.scoring import tree_match
 from backend.scoring.nodes import Node, Tree
 from backend.scoring.parsers import parse_tree
 from backend.scoring.tree_change import change_f1, changes, node_statuses
@@ -82,17 +83,29 @@ def big_page(n: int, changed: int = 0) -> str:
     return "\n".join(lines)
 
 
-def test_5000_nodes_are_matched_fast_and_without_quadratic_memory() -> None:
-    predicted, reference = ax(big_page(5_000, changed=400)), ax(big_page(5_000))
+def test_5000_nodes_are_matched_without_quadratic_work_or_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    n = 5_000
+    predicted, reference = ax(big_page(n, changed=400)), ax(big_page(n))
+    real_matrix = tree_match.similarity_matrix
+    blocks: list[int] = []  # cells of each similarity matrix computed (the quadratic work)
+
+    def counted_matrix(a: list[Node], b: list[Node]) -> np.ndarray:
+        blocks.append(len(a) * len(b))
+        return real_matrix(a, b)
+
+    monkeypatch.setattr(tree_match, "similarity_matrix", counted_matrix)
     tracemalloc.start()
-    start = time.perf_counter()
     value, details = node_f1_of(predicted, reference)
-    elapsed = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     # A dense 4,000 x 4,000 StaticText block would take 128 MB; the cap keeps blocks tiny.
     assert peak < 8 * HUNGARIAN_MAX_CELLS * 8
-    assert elapsed < 2.0
+    # Work, not seconds: no block beyond the cap reaches the Hungarian solver, and all blocks
+    # together are a small fraction of the n x n cells a naive matcher would score.
+    assert blocks and max(blocks) <= HUNGARIAN_MAX_CELLS
+    assert sum(blocks) < n * n // 50
     assert details["methods"]["identical"] > 4_000
     assert 0.9 < value < 1.0
 
@@ -114,6 +127,38 @@ def test_change_f1_rewards_the_real_change_only() -> None:
     assert value == 0.0
     assert details["missed"] == ["updated [2] checkbox 'Agree' (checked)"]
     assert details["spurious"] == ["updated [3] button 'Send' (name)"]
+
+
+DIALOG = "\n".join(f"\t[d{i}] StaticText 'line {i} of the dialog'" for i in range(20))
+
+
+def test_removals_earn_nothing_so_an_empty_tree_cannot_match_a_closed_window() -> None:
+    before = ax(f"{PAGE}\n\t[9] dialog 'Terms'\n{DIALOG}")
+    filled = PAGE.replace("''", "'Ann'")
+    real = ax(filled)  # the dialog closed, one field got its value
+    empty, details = change_f1(before, ax(""), real)
+    assert empty == 0.0  # version 1: 2 * 21 / (25 + 22) = 0.89
+    assert details["removal_disagreement"] == 4  # it also dropped the form reality kept
+    right_removals_only, _ = change_f1(before, ax(PAGE), real)
+    assert right_removals_only == 0.0  # a copy minus the dialog: no added or updated node right
+    assert change_f1(before, real, real)[0] == 1.0
+    dialog_left_open, _ = change_f1(before, ax(f"{filled}\n\t[9] dialog 'Terms'\n{DIALOG}"), real)
+    assert dialog_left_open == 0.0  # the value is right, but 21 stale nodes outweigh it
+
+
+def test_a_step_that_only_removes_is_all_or_nothing() -> None:
+    before = ax(f"{PAGE}\n\t[9] dialog 'Terms'")
+    assert change_f1(before, ax(PAGE), ax(PAGE))[0] == 1.0
+    assert change_f1(before, ax(PAGE.replace("\t[3] button 'Send'", "")), ax(PAGE))[0] == 0.0
+
+
+def test_wrong_changes_are_charged_against_right_ones() -> None:
+    before = ax(PAGE)
+    real = ax(PAGE.replace("checked='false'", "checked='true'").replace("''", "'Ann'"))
+    half = ax(PAGE.replace("checked='false'", "checked='true'"))
+    half_and_wrong = ax(PAGE.replace("checked='false'", "checked='true'").replace("''", "'Bob'"))
+    assert change_f1(before, half, real)[0] == pytest.approx(2 * 1 / (1 + 2))  # missed: diluted
+    assert change_f1(before, half_and_wrong, real)[0] == pytest.approx((2 * 1 - 1) / (2 + 2))
 
 
 def test_change_sets_of_added_removed_updated_nodes() -> None:

@@ -24,9 +24,16 @@ from ui.users import AccessDeniedError
 from ui.views import empty
 
 ADMIN_ONLY = True
-DIMENSION_HEADERS = ["dimension", "judge-human pairs", "judge-human kappa", "judge-human rho",
-                     "human-human pairs", "human-human kappa", "human-human rho",
-                     "alpha (all people)"]  # fmt: skip
+DIMENSION_HEADERS = [
+    "dimension",
+    "judge-human pairs",
+    "judge-human kappa",
+    "judge-human rho",
+    "human-human pairs",
+    "human-human kappa",
+    "human-human rho",
+    "alpha (all people)",
+]
 JUDGE_VERDICTS = ("accept", "reject")
 
 
@@ -68,13 +75,17 @@ def render(services: Services) -> AgreementPage:
         "prediction when its total is 4 or more."
     )
     dimensions = gr.Dataframe(
-        headers=DIMENSION_HEADERS, interactive=False, label="Agreement per rubric dimension",
+        headers=DIMENSION_HEADERS,
+        interactive=False,
+        label="Agreement per rubric dimension",
         elem_id="ag-dimensions",
-    )  # fmt: skip
+    )
     confusion = gr.Dataframe(
-        headers=["judge \\ person", *(v.label for v in Verdict)], interactive=False,
-        label="Verdicts: the judge's (rows) against people's (columns)", elem_id="ag-confusion",
-    )  # fmt: skip
+        headers=["judge \\ person", *(v.label for v in Verdict)],
+        interactive=False,
+        label="Verdicts: the judge's (rows) against people's (columns)",
+        elem_id="ag-confusion",
+    )
     gr.Markdown("#### Worst disagreements (judge total against the person's mean rating)")
     worst = gr.HTML(elem_id="ag-worst")
     return AgreementPage(domain, refresh, overlap, dimensions, confusion, worst)
@@ -87,11 +98,19 @@ def _number(value: float | None) -> str:
 def dimension_rows(report: AgreementReport, domain: str) -> list[list[Any]]:
     """One row per rubric dimension of `domain`."""
     rows = [
-        [d.dimension, d.judge_human.pairs, _number(d.judge_human.kappa),
-         _number(d.judge_human.spearman), d.human_human.pairs, _number(d.human_human.kappa),
-         _number(d.human_human.spearman), _number(d.alpha)]
-        for d in report.dimensions if d.domain == domain
-    ]  # fmt: skip
+        [
+            d.dimension,
+            d.judge_human.pairs,
+            _number(d.judge_human.kappa),
+            _number(d.judge_human.spearman),
+            d.human_human.pairs,
+            _number(d.human_human.kappa),
+            _number(d.human_human.spearman),
+            _number(d.alpha),
+        ]
+        for d in report.dimensions
+        if d.domain == domain
+    ]
     return rows or [["no judge verdicts or shared annotations yet", 0, "", "", 0, "", "", ""]]
 
 
@@ -118,9 +137,17 @@ def worst_html(report: AgreementReport, domain: str) -> str:
     )
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("open on Annotate", "domain", "engine", "judge", "person", "gap", "annotator",
-                  "verdict")
-    )  # fmt: skip
+        for h in (
+            "open on Annotate",
+            "domain",
+            "engine",
+            "judge",
+            "person",
+            "gap",
+            "annotator",
+            "verdict",
+        )
+    )
     return f'<table class="awp-table" id="ag-worst-table"><tr>{head}</tr>{body}</table>'
 
 
@@ -138,5 +165,11 @@ def wire(page: AgreementPage, services: Services) -> None:
             worst_html(report, domain),
         ]
 
-    gr.on([page.refresh.click, page.domain.change], guarded(refresh), [page.domain], page.shown,
-          api_name="agreement", concurrency_limit=None)  # fmt: skip
+    gr.on(
+        [page.refresh.click, page.domain.change],
+        guarded(refresh),
+        [page.domain],
+        page.shown,
+        api_name="agreement",
+        concurrency_limit=None,
+    )

@@ -77,12 +77,33 @@ class AnnotatePage:
     @property
     def shown(self) -> list[Any]:
         """Every component an event may update."""
-        return [self.state, self.browser, self.open_note, self.queue, self.header, self.action,
-                self.context_box, self.context, self.reasoning, self.before, self.predicted,
-                self.real_origin, self.real, self.use_real, self.reset, self.editor, self.preview,
-                self.diff,
-                *self.ratings.values(), self.verdict, self.tags, self.notes, self.message,
-                self.progress, self.judge.verdict]  # fmt: skip
+        return [
+            self.state,
+            self.browser,
+            self.open_note,
+            self.queue,
+            self.header,
+            self.action,
+            self.context_box,
+            self.context,
+            self.reasoning,
+            self.before,
+            self.predicted,
+            self.real_origin,
+            self.real,
+            self.use_real,
+            self.reset,
+            self.editor,
+            self.preview,
+            self.diff,
+            *self.ratings.values(),
+            self.verdict,
+            self.tags,
+            self.notes,
+            self.message,
+            self.progress,
+            self.judge.verdict,
+        ]
 
 
 def render(services: Services) -> AnnotatePage:
@@ -92,8 +113,9 @@ def render(services: Services) -> AnnotatePage:
     with gr.Row(equal_height=True):
         domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
         next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
-        prediction_id = gr.Number(None, label="Prediction #", precision=0, scale=1,
-                                  elem_id="an-prediction")  # fmt: skip
+        prediction_id = gr.Number(
+            None, label="Prediction #", precision=0, scale=1, elem_id="an-prediction"
+        )
         with gr.Column(scale=2, min_width=200):
             open_btn = gr.Button("Open", elem_id="an-open")
             open_note = gr.HTML(elem_id="an-open-note")
@@ -117,13 +139,19 @@ def render(services: Services) -> AnnotatePage:
     judge = judge_button.render("an")
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
-            editor = gr.Code(label="Corrected observation (edit the prediction into the truth)",
-                             lines=14, interactive=True, elem_id="an-editor")  # fmt: skip
+            editor = gr.Code(
+                label="Corrected observation (edit the prediction into the truth)",
+                lines=14,
+                interactive=True,
+                elem_id="an-editor",
+            )
             with gr.Row():
-                use_real = gr.Button("Use the real state", size="sm", visible=False,
-                                     elem_id="an-use-real")  # fmt: skip
-                reset = gr.Button("Reset to the prediction", size="sm", visible=False,
-                                  elem_id="an-reset")  # fmt: skip
+                use_real = gr.Button(
+                    "Use the real state", size="sm", visible=False, elem_id="an-use-real"
+                )
+                reset = gr.Button(
+                    "Reset to the prediction", size="sm", visible=False, elem_id="an-reset"
+                )
         with gr.Column(min_width=320):
             with gr.Tab("Diff"):
                 diff = gr.HTML(label="Diff", elem_id="an-diff")
@@ -132,13 +160,26 @@ def render(services: Services) -> AnnotatePage:
     gr.Markdown(RULES, elem_id="an-rules")
     verdict = gr.Radio(VERDICT_CHOICES, label="Verdict", elem_id="an-verdict")
     with gr.Row(equal_height=True, elem_id="an-ratings"):
-        ratings = {name: gr.Radio(["1", "2", "3", "4", "5"], label=name.capitalize(), info=help_,
-                                  min_width=150, elem_id=f"an-rate-{name}",
-                                  elem_classes="an-rating")
-                   for name, help_ in RATING_HELP.items()}  # fmt: skip
+        ratings = {
+            name: gr.Radio(
+                ["1", "2", "3", "4", "5"],
+                label=name.capitalize(),
+                info=help_,
+                min_width=150,
+                elem_id=f"an-rate-{name}",
+                elem_classes="an-rating",
+            )
+            for name, help_ in RATING_HELP.items()
+        }
     with gr.Row():
-        tags = gr.Dropdown(list(ERROR_TAGS), multiselect=True, allow_custom_value=True,
-                           label="Error tags", scale=2, elem_id="an-tags")  # fmt: skip
+        tags = gr.Dropdown(
+            list(ERROR_TAGS),
+            multiselect=True,
+            allow_custom_value=True,
+            label="Error tags",
+            scale=2,
+            elem_id="an-tags",
+        )
         notes = gr.Textbox(label="Notes", lines=1, scale=2, elem_id="an-notes")
     with gr.Row():
         submit = gr.Button("Submit & next", variant="primary", elem_id="an-submit", scale=3)
@@ -146,13 +187,45 @@ def render(services: Services) -> AnnotatePage:
     message = gr.HTML(elem_id="an-message")
     gr.Markdown(HELP)
     with gr.Accordion("Progress", open=False):
-        progress = gr.Dataframe(headers=list(annotate_view.PROGRESS_HEADERS), interactive=False,
-                                label="Progress", elem_id="an-progress")  # fmt: skip
-    return AnnotatePage(gr.State(None), browser, domain, next_btn, prediction_id, open_btn,
-                        open_note, queue, header, action, context_box, context, reasoning, before,
-                        predicted, real_origin, real, editor, use_real, reset, preview, diff,
-                        ratings, verdict, tags, notes, submit, skip, message,
-                        progress, judge)  # fmt: skip
+        progress = gr.Dataframe(
+            headers=list(annotate_view.PROGRESS_HEADERS),
+            interactive=False,
+            label="Progress",
+            elem_id="an-progress",
+        )
+    return AnnotatePage(
+        gr.State(None),
+        browser,
+        domain,
+        next_btn,
+        prediction_id,
+        open_btn,
+        open_note,
+        queue,
+        header,
+        action,
+        context_box,
+        context,
+        reasoning,
+        before,
+        predicted,
+        real_origin,
+        real,
+        editor,
+        use_real,
+        reset,
+        preview,
+        diff,
+        ratings,
+        verdict,
+        tags,
+        notes,
+        submit,
+        skip,
+        message,
+        progress,
+        judge,
+    )
 
 
 def wire(page: AnnotatePage, services: Services) -> None:
@@ -204,9 +277,12 @@ def wire(page: AnnotatePage, services: Services) -> None:
         return show(annotator.skip(who.name, draft, domain), who, key, domain)
 
     def submit(
-        draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None,
+        draft: Draft | None,
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
         **fields: Any,
-    ) -> dict:  # fmt: skip
+    ) -> dict:
         who, key = person(browser, request)
         ratings = {name: fields.pop(name) for name in RATING_HELP}
         try:
@@ -226,29 +302,70 @@ def wire(page: AnnotatePage, services: Services) -> None:
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser}
-    page.next.click(guarded(next_item), [page.domain], inputs_kwargs=who,
-                    api_name="annotate_next", **cheap)  # fmt: skip
-    page.open.click(guarded(open_item), [page.prediction_id, page.domain], inputs_kwargs=who,
-                    api_name="annotate_open", **cheap)  # fmt: skip
-    page.skip.click(guarded(skip), [page.state, page.domain], inputs_kwargs=who,
-                    api_name="annotate_skip", **cheap)  # fmt: skip
-    fields: dict[str, Any] = {**who, "corrected": page.editor, **page.ratings,
-                              "verdict": page.verdict, "tags": page.tags,
-                              "notes": page.notes}  # fmt: skip
-    page.submit.click(guarded(submit), [page.state, page.domain], inputs_kwargs=fields,
-                      api_name="annotate_submit", **cheap)  # fmt: skip
-    page.use_real.click(guarded(use_real), [page.state], [page.editor],
-                        api_name="annotate_use_real", concurrency_limit=None)  # fmt: skip
-    page.reset.click(guarded(reset), [page.state], [page.editor], api_name="annotate_reset",
-                     concurrency_limit=None)  # fmt: skip
+    page.next.click(
+        guarded(next_item), [page.domain], inputs_kwargs=who, api_name="annotate_next", **cheap
+    )
+    page.open.click(
+        guarded(open_item),
+        [page.prediction_id, page.domain],
+        inputs_kwargs=who,
+        api_name="annotate_open",
+        **cheap,
+    )
+    page.skip.click(
+        guarded(skip),
+        [page.state, page.domain],
+        inputs_kwargs=who,
+        api_name="annotate_skip",
+        **cheap,
+    )
+    fields: dict[str, Any] = {
+        **who,
+        "corrected": page.editor,
+        **page.ratings,
+        "verdict": page.verdict,
+        "tags": page.tags,
+        "notes": page.notes,
+    }
+    page.submit.click(
+        guarded(submit),
+        [page.state, page.domain],
+        inputs_kwargs=fields,
+        api_name="annotate_submit",
+        **cheap,
+    )
+    page.use_real.click(
+        guarded(use_real),
+        [page.state],
+        [page.editor],
+        api_name="annotate_use_real",
+        concurrency_limit=None,
+    )
+    page.reset.click(
+        guarded(reset),
+        [page.state],
+        [page.editor],
+        api_name="annotate_reset",
+        concurrency_limit=None,
+    )
     judge_button.wire(page.judge, page.state, judged_prediction, services, "judge_annotation")
     if Context.root_block is not None:
-        Context.root_block.load(guarded(open_linked), [page.domain], inputs_kwargs=who,
-                                api_visibility="private", **cheap)  # fmt: skip
-    page.editor.change(guarded(annotate_view.correction_views), [page.state, page.editor],
-                       [page.preview, page.diff], api_name="annotate_preview",
-                       trigger_mode="always_last", show_progress="hidden",
-                       concurrency_limit=None)  # fmt: skip
+        Context.root_block.load(
+            guarded(open_linked),
+            [page.domain],
+            inputs_kwargs=who,
+            api_visibility="private",
+            **cheap,
+        )
+    page.editor.change(
+        guarded(annotate_view.correction_views),
+        [page.state, page.editor],
+        [page.preview, page.diff],
+        api_name="annotate_preview",
+        trigger_mode="always_last",
+        show_progress="hidden",
+        concurrency_limit=None,
+    )
 
 
 def judged_prediction(draft: Draft | None) -> int | None:

@@ -27,10 +27,17 @@ from ui.renderers import render_diff
 from ui.renderers.base import esc
 from ui.services import Services
 from ui.users import User
-from ui.views import chip, empty
+from ui.views import chip, empty, grounding_chip
 
-PROGRESS_HEADERS = ("annotator", "domain", "annotated", "accepted", "rejected", "cannot tell",
-                    "last")  # fmt: skip
+PROGRESS_HEADERS = (
+    "annotator",
+    "domain",
+    "annotated",
+    "accepted",
+    "rejected",
+    "cannot tell",
+    "last",
+)
 EMPTY_QUEUE = (
     "The queue is empty for this filter. Simulate steps on the Playground or Replay pages to "
     "fill it, or choose another domain."
@@ -60,10 +67,17 @@ def progress_rows(services: Services, user: User) -> list[list[Any]]:
     """My progress per domain; everyone's for admins."""
     rows = services.progress.annotators(None if user.is_admin else user.name)
     table = [
-        [p.annotator, p.domain, p.annotated, p.accepted, p.rejected, p.cannot_tell,
-         p.last_at.strftime("%Y-%m-%d %H:%M") if p.last_at else ""]
+        [
+            p.annotator,
+            p.domain,
+            p.annotated,
+            p.accepted,
+            p.rejected,
+            p.cannot_tell,
+            p.last_at.strftime("%Y-%m-%d %H:%M") if p.last_at else "",
+        ]
         for p in rows
-    ]  # fmt: skip
+    ]
     return table or [["", "", 0, 0, 0, 0, ""]]
 
 
@@ -114,6 +128,7 @@ def header(draft: Draft) -> str:
         chip("editing", f"your version {draft.version}")
         if draft.version
         else chip("new", "annotation"),
+        grounding_chip(item.grounded_by),
     ]
     chips += [chip(name, f"{value:.2f}") for name, value in item.scores.items()]
     task = (
@@ -127,8 +142,20 @@ def header(draft: Draft) -> str:
 def blank(user: User, state: QueueState, message: str, progress: list[list[Any]]) -> dict:
     """Values for an empty queue: everything cleared, the reason shown."""
     values: dict[str, Any] = dict.fromkeys(
-        ("action", "context", "reasoning", "before", "predicted", "real_origin", "real", "editor",
-         "preview", "diff"), "")  # fmt: skip
+        (
+            "action",
+            "context",
+            "reasoning",
+            "before",
+            "predicted",
+            "real_origin",
+            "real",
+            "editor",
+            "preview",
+            "diff",
+        ),
+        "",
+    )
     values |= {f"rate_{name}": None for name in RATING_NAMES}
     return values | {
         "state": None,

@@ -62,7 +62,7 @@ class ArenaPage:
 
     @property
     def shown(self) -> list[Any]:
-        """What a new battle and a vote update."""
+        """What a new battle and a vote may update; each names the ones it changes."""
         return [self.state, self.browser, self.context, self.sides, self.reveal, *self.board]
 
 
@@ -89,19 +89,47 @@ def render(services: Services) -> ArenaPage:
         boards = [("All domains", ALL)] + [(d.title, d.name) for d in all_domains()]
         board_domain = gr.Dropdown(boards, value=ALL, label="Leaderboard of", elem_id="ar-board")
         with gr.Row(equal_height=False):
-            people = gr.Dataframe(headers=BOARD_HEADERS, interactive=False,
-                                  label="People's votes", elem_id="ar-people")  # fmt: skip
-            judge = gr.Dataframe(headers=BOARD_HEADERS, interactive=False,
-                                 label="LLM judge's votes (awp arena judge)",
-                                 elem_id="ar-judge")  # fmt: skip
+            people = gr.Dataframe(
+                headers=BOARD_HEADERS,
+                interactive=False,
+                label="People's votes",
+                elem_id="ar-people",
+            )
+            judge = gr.Dataframe(
+                headers=BOARD_HEADERS,
+                interactive=False,
+                label="LLM judge's votes (awp arena judge)",
+                elem_id="ar-judge",
+            )
         chart = gr.Plot(label="Ratings", elem_id="ar-chart")
         agreement = gr.Markdown(elem_id="ar-agreement")
-    return ArenaPage(gr.State(None), browser, domain, battle, context, sides, votes, reveal,
-                     board_domain, people, judge, chart, agreement)  # fmt: skip
+    return ArenaPage(
+        gr.State(None),
+        browser,
+        domain,
+        battle,
+        context,
+        sides,
+        votes,
+        reveal,
+        board_domain,
+        people,
+        judge,
+        chart,
+        agreement,
+    )
 
 
-def board_values(report: ArenaReport, domain: str) -> list[Any]:
-    """The leaderboard of `domain`: people's table, the judge's, the chart, their agreement."""
+def board_values(
+    page: ArenaPage, report: ArenaReport, domain: str
+) -> dict[gr.components.Component, Any]:
+    """The leaderboard of `domain`: people's table, the judge's, the chart, their agreement.
+
+    Args:
+        page: the page whose leaderboard components the updates name.
+        report: the ratings of every contender.
+        domain: a domain name, or `ALL`.
+    """
     people = report.leaderboard(domain, "human")
     judge = report.leaderboard(domain, "judge")
     same = next((row for row in report.judge_vs_people if row.domain == domain), None)
@@ -111,20 +139,21 @@ def board_values(report: ArenaReport, domain: str) -> list[Any]:
         if same is not None
         else "No battle has both a person's and the judge's vote yet."
     )
-    return [
-        board_rows(people.ratings if people else []),
-        board_rows(judge.ratings if judge else []),
-        board_chart(report, domain),
-        line,
-    ]
+    return {
+        page.people: board_rows(people.ratings if people else []),
+        page.judge: board_rows(judge.ratings if judge else []),
+        page.chart: board_chart(report, domain),
+        page.agreement: line,
+    }
 
 
-def _show(pair: ArenaPair) -> tuple[str, str]:
+def _show(page: ArenaPage, pair: ArenaPair) -> dict[gr.components.Component, Any]:
+    """The battle's history, action and the two blind predictions."""
     renderer = get_domain(pair.context.domain).renderer
-    return (
-        context_html(pair.context, renderer),
-        sides_html(pair.first, pair.second, renderer, pair.context.previous),
-    )
+    return {
+        page.context: context_html(pair.context, renderer),
+        page.sides: sides_html(pair.first, pair.second, renderer, pair.context.previous),
+    }
 
 
 def reveal_lines(pair: ArenaPair, outcome: str) -> list[str]:
@@ -145,12 +174,21 @@ def wire(page: ArenaPage, services: Services) -> None:
         key = browser_key(browser, request)
         return services.identify(request, key).name, key
 
+    def leaderboard(domain: str) -> dict[gr.components.Component, Any]:
+        return board_values(page, arena.report(), domain or ALL)
+
     def new_battle(
         domain: str, board: str, request: gr.Request, browser: str | None = None
-    ) -> list[Any]:
+    ) -> dict[gr.components.Component, Any]:
         name, key = who(browser, request)
         pair = arena.next_battle(name, domain or None)
-        return [pair, key, *_show(pair), "", *board_values(arena.report(), board or ALL)]
+        return {
+            page.state: pair,
+            page.browser: key,
+            **_show(page, pair),
+            page.reveal: "",
+            **leaderboard(board),
+        }
 
     def vote(
         outcome: str,
@@ -158,36 +196,51 @@ def wire(page: ArenaPage, services: Services) -> None:
         board: str,
         request: gr.Request,
         browser: str | None = None,
-    ) -> list[Any]:
+    ) -> dict[gr.components.Component, Any]:
         if pair is None:
             raise BadInputError("Press New battle first.")
         name, key = who(browser, request)
         arena.vote(pair, name, outcome)
-        shown = reveal_html(reveal_lines(pair, outcome))
-        return [None, key, gr.skip(), gr.skip(), shown, *board_values(arena.report(), board or ALL)]
-
-    def board(domain: str) -> list[Any]:
-        return board_values(arena.report(), domain or ALL)
+        # The battle stays on screen with who was who; New battle moves on.
+        return {
+            page.state: None,
+            page.browser: key,
+            page.reveal: reveal_html(reveal_lines(pair, outcome)),
+            **leaderboard(board),
+        }
 
     person: dict[str, Any] = {"browser": page.browser}
     page.battle.click(
-        guarded(new_battle), [page.domain, page.board_domain], page.shown, inputs_kwargs=person,
-        api_name="arena_battle", concurrency_limit=services.simulate_concurrency,
+        guarded(new_battle),
+        [page.domain, page.board_domain],
+        page.shown,
+        inputs_kwargs=person,
+        api_name="arena_battle",
+        concurrency_limit=services.simulate_concurrency,
         concurrency_id="simulate",
-    )  # fmt: skip
+    )
 
     def voter(outcome: str) -> Any:
         def vote_for(
             pair: ArenaPair | None, board: str, request: gr.Request, browser: str | None = None
-        ) -> list[Any]:
+        ) -> dict[gr.components.Component, Any]:
             return vote(outcome, pair, board, request, browser)
 
         return guarded(vote_for)
 
     for outcome, button in page.votes.items():
         button.click(
-            voter(outcome), [page.state, page.board_domain], page.shown, inputs_kwargs=person,
-            api_name=f"arena_vote_{outcome}", concurrency_limit=None,
-        )  # fmt: skip
-    page.board_domain.change(guarded(board), [page.board_domain], page.board,
-                             api_name="arena_board", concurrency_limit=None)  # fmt: skip
+            voter(outcome),
+            [page.state, page.board_domain],
+            page.shown,
+            inputs_kwargs=person,
+            api_name=f"arena_vote_{outcome}",
+            concurrency_limit=None,
+        )
+    page.board_domain.change(
+        guarded(leaderboard),
+        [page.board_domain],
+        page.board,
+        api_name="arena_board",
+        concurrency_limit=None,
+    )

@@ -41,34 +41,63 @@ def render(services: Services) -> BenchmarkPage:
     chosen = list(dict.fromkeys([services.defaults.engine, "persistence"]))
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=300):
-            dataset = gr.Dropdown(DATASETS.names(), value="bundled", allow_custom_value=True,
-                                  label="Dataset (a name; admins may give a server path)",
-                                  elem_id="bm-dataset")  # fmt: skip
-            engines = gr.CheckboxGroup(list(services.engines), value=chosen, label="Engines",
-                                       elem_id="bm-engines")  # fmt: skip
+            dataset = gr.Dropdown(
+                DATASETS.names(),
+                value="bundled",
+                allow_custom_value=True,
+                label="Dataset (a name; admins may give a server path)",
+                elem_id="bm-dataset",
+            )
+            engines = gr.CheckboxGroup(
+                list(services.engines), value=chosen, label="Engines", elem_id="bm-engines"
+            )
             judge = gr.Dropdown([NO_JUDGE, *services.engines], value=NO_JUDGE, label="Judge")
             limit = gr.Number(20, label="Items (first N; 0 for all)", precision=0, minimum=0)
             history_mode = gr.Radio(
                 [HistoryMode.TEACHER_FORCED.value, HistoryMode.BLIND.value],
-                value=HistoryMode.TEACHER_FORCED.value, label="History",
-            )  # fmt: skip
+                value=HistoryMode.TEACHER_FORCED.value,
+                label="History",
+            )
             run = gr.Button("Run benchmark", variant="primary", elem_id="bm-run")
         with gr.Column(scale=2):
             status = gr.Markdown("Results appear here.", label="Status", elem_id="bm-status")
-            chart = gr.Image(label="Per-domain chart", type="filepath", interactive=False,
-                             elem_id="bm-chart")  # fmt: skip
-    results = gr.Dataframe(label="Headline metric x100 per domain (each column names its metric)",
-                           interactive=False, wrap=True, elem_id="bm-results")  # fmt: skip
+            chart = gr.Image(
+                label="Per-domain chart", type="filepath", interactive=False, elem_id="bm-chart"
+            )
+    results = gr.Dataframe(
+        label="Headline metric x100 per domain (each column names its metric)",
+        interactive=False,
+        wrap=True,
+        elem_id="bm-results",
+    )
     with gr.Accordion("Past runs", open=True):
-        past = gr.Dataframe(runs or None, headers=PAST_HEADERS, interactive=False,
-                            label="Past runs", elem_id="bm-past")  # fmt: skip
+        past = gr.Dataframe(
+            runs or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            elem_id="bm-past",
+        )
         with gr.Row():
-            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True,
-                                 scale=3)  # fmt: skip
+            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True, scale=3)
             show = gr.Button("Show", scale=1)
             refresh = gr.Button("Refresh", scale=1)
-    return BenchmarkPage(dataset, engines, judge, limit, history_mode, run, status, results,
-                         chart, past, run_id, show, refresh)  # fmt: skip
+    return BenchmarkPage(
+        dataset,
+        engines,
+        judge,
+        limit,
+        history_mode,
+        run,
+        status,
+        results,
+        chart,
+        past,
+        run_id,
+        show,
+        refresh,
+    )
 
 
 def wire(page: BenchmarkPage, services: Services) -> None:
@@ -89,9 +118,14 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         progress: gr.Progress = gr.Progress(track_tqdm=True),  # noqa: B008 - Gradio's marker
     ) -> list[Any]:
         user = services.identify(request)
-        ask = BenchRequest(dataset, engines, None if judge == NO_JUDGE else judge,
-                           int(limit) if limit else None, HistoryMode(history),
-                           services.defaults.params)  # fmt: skip
+        ask = BenchRequest(
+            dataset,
+            engines,
+            None if judge == NO_JUDGE else judge,
+            int(limit) if limit else None,
+            HistoryMode(history),
+            services.defaults.params,
+        )
         results, chart = benchmarks.run(user, ask)
         headers, rows = table(results)
         note = (
@@ -108,11 +142,26 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         return [past.note(), gr.Dataframe(rows, headers=headers), image]
 
     inputs = [page.dataset, page.engines, page.judge, page.limit, page.history_mode]
-    page.run.click(guarded(run), inputs,
-                   [page.status, page.results, page.chart, page.past, page.run_id],
-                   api_name="bench_run", concurrency_limit=services.simulate_concurrency,
-                   concurrency_id="simulate", show_progress_on=[page.results])  # fmt: skip
-    page.show.click(guarded(show), [page.run_id], [page.status, page.results, page.chart],
-                    api_name="bench_show", concurrency_limit=None)  # fmt: skip
-    page.refresh.click(guarded(listing), None, [page.past, page.run_id], api_name="bench_past",
-                       concurrency_limit=None)  # fmt: skip
+    page.run.click(
+        guarded(run),
+        inputs,
+        [page.status, page.results, page.chart, page.past, page.run_id],
+        api_name="bench_run",
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+        show_progress_on=[page.results],
+    )
+    page.show.click(
+        guarded(show),
+        [page.run_id],
+        [page.status, page.results, page.chart],
+        api_name="bench_show",
+        concurrency_limit=None,
+    )
+    page.refresh.click(
+        guarded(listing),
+        None,
+        [page.past, page.run_id],
+        api_name="bench_past",
+        concurrency_limit=None,
+    )

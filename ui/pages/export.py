@@ -37,8 +37,12 @@ class ExportPage:
     @property
     def filters(self) -> dict[str, Any]:
         """The format and filter widgets, named like `ExportRequest` fields."""
-        return {"format": self.format, "domain": self.domain, "since": self.since,
-                "min_rating": self.min_rating}  # fmt: skip
+        return {
+            "format": self.format,
+            "domain": self.domain,
+            "since": self.since,
+            "min_rating": self.min_rating,
+        }
 
 
 def render(services: Services) -> ExportPage:
@@ -50,8 +54,12 @@ def render(services: Services) -> ExportPage:
             fmt = gr.Dropdown(
                 formats, value=FORMATS.names()[0], label="Format", elem_id="ex-format"
             )
-            domain = gr.Dropdown([("All domains", "")] + [(d.title, d.name) for d in all_domains()],
-                                 value="", label="Domain", elem_id="ex-domain")  # fmt: skip
+            domain = gr.Dropdown(
+                [("All domains", "")] + [(d.title, d.name) for d in all_domains()],
+                value="",
+                label="Domain",
+                elem_id="ex-domain",
+            )
             since = gr.Textbox(label="Since (ISO date, optional)", placeholder="2026-01-31")
             min_rating = gr.Slider(0, 5, value=0, step=0.5, label="Minimum mean rating (0: any)")
             kind = gr.Radio(list(FILE_KINDS), value="jsonl", label="File type")
@@ -69,8 +77,9 @@ def render(services: Services) -> ExportPage:
             rows = gr.Code(
                 label="First rows", language="json", interactive=False, elem_id="ex-rows"
             )
-    return ExportPage(fmt, domain, since, min_rating, kind, preview, count, rows, write, file,
-                      repo, push)  # fmt: skip
+    return ExportPage(
+        fmt, domain, since, min_rating, kind, preview, count, rows, write, file, repo, push
+    )
 
 
 def wire(page: ExportPage, services: Services) -> None:
@@ -94,9 +103,16 @@ def wire(page: ExportPage, services: Services) -> None:
         return str(summary.path), f"Wrote **{summary.rows}** rows; pushed to {summary.pushed_to}."
 
     cheap: dict[str, Any] = {"inputs_kwargs": page.filters, "concurrency_limit": 2}
-    page.preview.click(guarded(preview), None, [page.count, page.rows], api_name="export_preview",
-                       **cheap)  # fmt: skip
-    page.write.click(guarded(write), [page.kind], [page.file, page.count], api_name="export_file",
-                     **cheap)  # fmt: skip
-    page.push.click(guarded(push), [page.kind, page.repo], [page.file, page.count],
-                    api_name="export_push", **cheap)  # fmt: skip
+    page.preview.click(
+        guarded(preview), None, [page.count, page.rows], api_name="export_preview", **cheap
+    )
+    page.write.click(
+        guarded(write), [page.kind], [page.file, page.count], api_name="export_file", **cheap
+    )
+    page.push.click(
+        guarded(push),
+        [page.kind, page.repo],
+        [page.file, page.count],
+        api_name="export_push",
+        **cheap,
+    )

@@ -11,8 +11,9 @@ from typing import Any
 
 import gradio as gr
 
-from backend.compare.futures import MAX_CANDIDATES, MAX_SAMPLES
+from backend.compare.futures import MAX_CANDIDATES
 from backend.domains.base import get_domain
+from backend.stepping import MAX_SAMPLES
 from ui.errors import guarded
 from ui.futures import Futures, FuturesService
 from ui.pages.engine_panel import EnginePanel
@@ -41,10 +42,12 @@ class FuturesSection:
 def render() -> FuturesSection:
     """Build the section (inside the Playground page's layout)."""
     with gr.Accordion("Many futures from this state", open=False, elem_id="fu-box"):
-        mode = gr.Radio([SAMPLES, CANDIDATES], value=SAMPLES, label="What to predict",
-                        elem_id="fu-mode")  # fmt: skip
-        k = gr.Slider(2, MAX_SAMPLES, value=4, step=1, label="K samples (one batched call)",
-                      elem_id="fu-k")  # fmt: skip
+        mode = gr.Radio(
+            [SAMPLES, CANDIDATES], value=SAMPLES, label="What to predict", elem_id="fu-mode"
+        )
+        k = gr.Slider(
+            2, MAX_SAMPLES, value=4, step=1, label="K samples (one batched call)", elem_id="fu-k"
+        )
         with gr.Row():
             candidates = [
                 gr.Textbox(label=f"Candidate action {i + 1}", lines=2, elem_id=f"fu-action-{i}")
@@ -105,9 +108,17 @@ def wire(
     service = FuturesService(services)
 
     def run(
-        session: PlaySession, typed: str, mode: str, k: float, first: str, second: str,
-        third: str, fourth: str, request: gr.Request, **controls: Any,
-    ) -> list[str]:  # fmt: skip
+        session: PlaySession,
+        typed: str,
+        mode: str,
+        k: float,
+        first: str,
+        second: str,
+        third: str,
+        fourth: str,
+        request: gr.Request,
+        **controls: Any,
+    ) -> list[str]:
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
         if mode == CANDIDATES:
@@ -118,7 +129,11 @@ def wire(
         return [summary_html(futures), grid_html(futures, session.domain)]
 
     section.run.click(
-        guarded(run), [state, action, section.mode, section.k, *section.candidates],
-        [section.summary, section.grid], inputs_kwargs=engine.kwargs, api_name="futures",
-        concurrency_limit=services.simulate_concurrency, concurrency_id="simulate",
-    )  # fmt: skip
+        guarded(run),
+        [state, action, section.mode, section.k, *section.candidates],
+        [section.summary, section.grid],
+        inputs_kwargs=engine.kwargs,
+        api_name="futures",
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+    )

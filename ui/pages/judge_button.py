@@ -40,6 +40,11 @@ def wire(
     def run(value: Any) -> str:
         return verdict_html(judge_prediction(services, prediction_of(value)))
 
-    judge.button.click(guarded(run), [state], [judge.verdict], api_name=api_name,
-                       concurrency_limit=services.simulate_concurrency,
-                       concurrency_id="simulate")  # fmt: skip
+    judge.button.click(
+        guarded(run),
+        [state],
+        [judge.verdict],
+        api_name=api_name,
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+    )

@@ -67,25 +67,43 @@ def render(services: Services) -> PlaygroundPage:
                 playground_view.action_help(first.name), label="Action help", elem_id="pg-help"
             )
             action = gr.Textbox(
-                playground_view.next_action(session), label="Action", lines=3, max_lines=12,
-                placeholder=first.example_action, elem_id="pg-action",
-            )  # fmt: skip
+                playground_view.next_action(session),
+                label="Action",
+                lines=3,
+                max_lines=12,
+                placeholder=first.example_action,
+                elem_id="pg-action",
+            )
             check = gr.Markdown("", label="Validation", elem_id="pg-check")
             with gr.Row():
                 step = gr.Button("Step ▶", variant="primary", elem_id="pg-step", scale=3)
                 stop = gr.Button("Stop", variant="stop", elem_id="pg-stop", scale=1)
             view = playground_view.render("pg", playground_view.present(session))
             with gr.Row():
-                position = gr.Number(len(session.steps), label="Keep steps up to #", precision=0,
-                                     minimum=0)  # fmt: skip
+                position = gr.Number(
+                    len(session.steps), label="Keep steps up to #", precision=0, minimum=0
+                )
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
             judge = judge_button.render("pg")
             many = futures.render()
     return PlaygroundPage(
-        state, domain, starts, engine, help_md, action, check, step, stop, view, position, rewind,
-        branch, judge, many,
-    )  # fmt: skip
+        state,
+        domain,
+        starts,
+        engine,
+        help_md,
+        action,
+        check,
+        step,
+        stop,
+        view,
+        position,
+        rewind,
+        branch,
+        judge,
+        many,
+    )
 
 
 def wire(page: PlaygroundPage, services: Services) -> None:
@@ -93,31 +111,40 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     playground = Playground(services)
     shown = [page.state, page.action, page.position, *page.view.outputs]
 
-    def present(session: PlaySession) -> list[Any]:
-        return [session, playground_view.next_action(session), len(session.steps),
-                *playground_view.present(session)]  # fmt: skip
+    def present(session: PlaySession) -> dict[gr.components.Component, Any]:
+        return {
+            page.state: session,
+            page.action: playground_view.next_action(session),
+            page.position: len(session.steps),
+            **dict(zip(page.view.outputs, playground_view.present(session), strict=True)),
+        }
 
-    def select_domain(domain: str) -> list[Any]:
+    def select_domain(domain: str) -> dict:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
         first = choices[0][1] if choices else None
         session = playground.start(domain, first, 0)
-        shown_values = present(session)
-        shown_values[1] = gr.Textbox(
-            value=playground_view.next_action(session),
-            placeholder=get_domain(domain).example_action,
-        )
-        return [gr.Dropdown(choices=choices, value=first), playground_view.action_help(domain),
-                *playground_start.for_domain(services, domain), *shown_values]  # fmt: skip
+        live_task, live_note = playground_start.for_domain(services, domain)
+        return {
+            **present(session),
+            page.action: gr.Textbox(
+                value=playground_view.next_action(session),
+                placeholder=get_domain(domain).example_action,
+            ),
+            starts.trajectory: gr.Dropdown(choices=choices, value=first),
+            page.help: playground_view.action_help(domain),
+            starts.live_task: live_task,
+            starts.live_note: live_note,
+        }
 
-    def load(domain: str, trajectory_id: str | None, start: float | None) -> list[Any]:
+    def load(domain: str, trajectory_id: str | None, start: float | None) -> dict:
         return present(playground.start(domain, trajectory_id, int(start or 0)))
 
-    def start_live(domain: str, task: str | None, request: gr.Request) -> list[Any]:
+    def start_live(domain: str, task: str | None, request: gr.Request) -> dict:
         return present(playground.start_live(domain, task, request.session_hash or "anonymous"))
 
-    def start_blank(domain: str, initial: str) -> list[Any]:
+    def start_blank(domain: str, initial: str) -> dict:
         blank = PlaySession(domain, initial_state=initial or None, notice="Blank start.")
-        return [gr.Dropdown(value=None), *present(blank)]
+        return {starts.trajectory: gr.Dropdown(value=None), **present(blank)}
 
     def validate(session: PlaySession, action: str, engine: str) -> tuple:
         if not action.strip():
@@ -142,62 +169,88 @@ def wire(page: PlaygroundPage, services: Services) -> None:
                 if isinstance(event, Done):
                     yield present(event.session)
                 else:
-                    yield [gr.skip()] * 3 + playground_view.streaming(event)
+                    yield playground_view.streaming(page.view, event)
         except Exception as exc:
             # Clear every panel of the previous step before the error is shown.
             message = str(exc) if isinstance(exc, AWPError) else GENERIC_MESSAGE
-            yield [gr.skip()] * 3 + playground_view.failed(session, action, message)
+            yield playground_view.failed(page.view, session, action, message)
             raise
 
-    def stopped(session: PlaySession, action: str) -> list[Any]:
-        message = "You stopped it."
-        return [gr.skip()] * 3 + playground_view.failed(session, action, message)
+    def stopped(session: PlaySession, action: str) -> dict:
+        return playground_view.failed(page.view, session, action, "You stopped it.")
 
-    def rewind(session: PlaySession, keep: float | None) -> list[Any]:
+    def rewind(session: PlaySession, keep: float | None) -> dict:
         return present(playground.rewind(session, int(keep or 0)))
 
-    def branch(session: PlaySession, keep: float | None) -> list[Any]:
+    def branch(session: PlaySession, keep: float | None) -> dict:
         return present(playground.branch(session, int(keep or 0)))
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
     starts = page.starts
     page.domain.change(
-        guarded(select_domain), [page.domain],
+        guarded(select_domain),
+        [page.domain],
         [starts.trajectory, page.help, starts.live_task, starts.live_note, *shown],
-        api_name="select_domain", **cheap,
-    )  # fmt: skip
-    starts.source.change(playground_start.show_source, [starts.source], starts.groups,
-                         api_name="select_source", **cheap)  # fmt: skip
+        api_name="select_domain",
+        **cheap,
+    )
+    starts.source.change(
+        playground_start.show_source,
+        [starts.source],
+        starts.groups,
+        api_name="select_source",
+        **cheap,
+    )
     start_inputs = [page.domain, starts.trajectory, starts.start]
     # `input`, not `change`: a start that sets the menu itself (a domain, a blank start) must not
     # load a recording behind the person's back.
-    starts.trajectory.input(guarded(load), start_inputs, shown, api_name="load_trajectory",
-                            **cheap)  # fmt: skip
+    starts.trajectory.input(guarded(load), start_inputs, shown, api_name="load_trajectory", **cheap)
     starts.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
     # Starting a sandbox takes seconds (a browser: several), and there are only so many of them.
     starts.live_start.click(
-        guarded(start_live), [page.domain, starts.live_task], shown, api_name="start_live",
-        concurrency_limit=2, concurrency_id="live",
-    )  # fmt: skip
+        guarded(start_live),
+        [page.domain, starts.live_task],
+        shown,
+        api_name="start_live",
+        concurrency_limit=2,
+        concurrency_id="live",
+    )
     starts.blank.click(
-        guarded(start_blank), [page.domain, starts.initial], [starts.trajectory, *shown],
-        api_name="start_blank", **cheap,
-    )  # fmt: skip
+        guarded(start_blank),
+        [page.domain, starts.initial],
+        [starts.trajectory, *shown],
+        api_name="start_blank",
+        **cheap,
+    )
     gr.on(
-        [page.action.change, page.engine.engine.change], guarded(validate),
-        [page.state, page.action, page.engine.engine], [page.check, page.step],
-        api_name="validate_action", trigger_mode="always_last", show_progress="hidden", **cheap,
-    )  # fmt: skip
+        [page.action.change, page.engine.engine.change],
+        guarded(validate),
+        [page.state, page.action, page.engine.engine],
+        [page.check, page.step],
+        api_name="validate_action",
+        trigger_mode="always_last",
+        show_progress="hidden",
+        **cheap,
+    )
     stepping = page.step.click(
-        guarded(step), [page.state, page.action], shown, inputs_kwargs=page.engine.kwargs,
-        api_name="step", concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate", validator=check_step,
+        guarded(step),
+        [page.state, page.action],
+        shown,
+        inputs_kwargs=page.engine.kwargs,
+        api_name="step",
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+        validator=check_step,
         show_progress_on=[page.view.predicted],
-    )  # fmt: skip
+    )
     page.stop.click(
-        guarded(stopped), [page.state, page.action], shown, cancels=[stepping],
-        api_name="stop_step", queue=False,
-    )  # fmt: skip
+        guarded(stopped),
+        [page.state, page.action],
+        shown,
+        cancels=[stepping],
+        api_name="stop_step",
+        queue=False,
+    )
     page.rewind.click(
         guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap
     )

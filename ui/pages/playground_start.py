@@ -67,27 +67,45 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
     source = gr.Radio(SOURCES, value="recording", label="Real state from", elem_id="pg-source")
     with gr.Group(visible=True) as recording:
         trajectory = gr.Dropdown(
-            trajectories, value=trajectories[0][1] if trajectories else None,
-            label="Recorded trajectory", elem_id="pg-trajectory",
+            trajectories,
+            value=trajectories[0][1] if trajectories else None,
+            label="Recorded trajectory",
+            elem_id="pg-trajectory",
             allow_custom_value=True,  # choices change per domain; the store checks the id
-        )  # fmt: skip
+        )
         with gr.Row():
-            start = gr.Number(0, label="Recorded turns kept as history", precision=0,
-                              minimum=0, scale=1)  # fmt: skip
+            start = gr.Number(
+                0, label="Recorded turns kept as history", precision=0, minimum=0, scale=1
+            )
             load = gr.Button("Load", elem_id="pg-load", scale=1)
     choices, note = live_offer(services, domain)
     with gr.Group(visible="hidden") as live:
         live_task = gr.Dropdown(
-            choices, value=choices[0][1] if choices else None, label="Live task",
-            elem_id="pg-live-task", allow_custom_value=True,
-        )  # fmt: skip
+            choices,
+            value=choices[0][1] if choices else None,
+            label="Live task",
+            elem_id="pg-live-task",
+            allow_custom_value=True,
+        )
         live_note = gr.Markdown(note, elem_id="pg-live-note")
         live_start = gr.Button("Start live environment", elem_id="pg-live-start")
     with gr.Group(visible="hidden") as blank_group:
         initial = gr.Textbox(label="Initial state (optional)", lines=4)
         blank = gr.Button("Start blank", elem_id="pg-blank")
-    return StartControls(source, recording, trajectory, start, load, live, live_task, live_note,
-                         live_start, blank_group, initial, blank)  # fmt: skip
+    return StartControls(
+        source,
+        recording,
+        trajectory,
+        start,
+        load,
+        live,
+        live_task,
+        live_note,
+        live_start,
+        blank_group,
+        initial,
+        blank,
+    )
 
 
 def show_source(source: str) -> list[Any]:

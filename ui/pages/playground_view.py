@@ -49,22 +49,41 @@ def render(prefix: str, values: list[Any]) -> StepView:
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             gr.Markdown("#### Predicted next state")
-            predicted_html = gr.HTML(predicted, label="Predicted", elem_id=f"{prefix}-predicted",
-                                     elem_classes="awp-panel")  # fmt: skip
+            predicted_html = gr.HTML(
+                predicted,
+                label="Predicted",
+                elem_id=f"{prefix}-predicted",
+                elem_classes="awp-panel",
+            )
         with gr.Column(min_width=320):
             gr.Markdown("#### Real next state")
-            real_html = gr.HTML(real, label="Real", elem_id=f"{prefix}-real",
-                                elem_classes="awp-panel")  # fmt: skip
+            real_html = gr.HTML(
+                real, label="Real", elem_id=f"{prefix}-real", elem_classes="awp-panel"
+            )
     with gr.Accordion("Model reasoning", open=False, elem_id=f"{prefix}-reasoning-box"):
         reasoning_html = gr.HTML(reasoning, label="Reasoning", elem_id=f"{prefix}-reasoning")
     scores_div = gr.HTML(scores, label="Scores", elem_id=f"{prefix}-scores")
     with gr.Accordion("Diff: predicted vs real", open=True):
         diff_html = gr.HTML(diff, label="Diff", elem_id=f"{prefix}-diff")
     with gr.Accordion("Timeline", open=True):
-        timeline = gr.Dataframe(rows, headers=TIMELINE_HEADERS, interactive=False, wrap=True,
-                                label="Timeline", elem_id=f"{prefix}-timeline")  # fmt: skip
-    return StepView(before_html, status_html, predicted_html, real_html, reasoning_html,
-                    scores_div, diff_html, timeline)  # fmt: skip
+        timeline = gr.Dataframe(
+            rows,
+            headers=TIMELINE_HEADERS,
+            interactive=False,
+            wrap=True,
+            label="Timeline",
+            elem_id=f"{prefix}-timeline",
+        )
+    return StepView(
+        before_html,
+        status_html,
+        predicted_html,
+        real_html,
+        reasoning_html,
+        scores_div,
+        diff_html,
+        timeline,
+    )
 
 
 def caption(index: int, action: str, what: str) -> str:
@@ -90,8 +109,10 @@ def present(session: PlaySession) -> list[Any]:
     index = len(session.steps)
     prior = state_before(session.history()[:-1], session.initial_state)
     prediction = last.prediction
-    note = (f"Stored as prediction #{last.prediction_id}, step {index} of session "
-            f"#{session.session_id}; open it on the Annotate page to correct it.")  # fmt: skip
+    note = (
+        f"Stored as prediction #{last.prediction_id}, step {index} of session "
+        f"#{session.session_id}; open it on the Annotate page to correct it."
+    )
     if session.notice:
         note = f"{session.notice} {note}"
     if last.real is None:
@@ -111,55 +132,66 @@ def present(session: PlaySession) -> list[Any]:
     ]
 
 
-def streaming(event: Partial | Preparing) -> list[Any]:
-    """Values for `StepView.outputs` while a step is prepared or streams in.
+def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.Component, Any]:
+    """Updates of `view` while a step is prepared or streams in, each naming its panel.
 
     The first frame of a step replaces every panel of the previous step (real state, scores,
     diff), so nothing on screen belongs to another step; later frames update the text only.
     """
     if isinstance(event, Preparing):
-        waiting = empty(event.message)
-        return [gr.skip(), status_html(None, event.message), waiting, "", "", "", "", gr.skip()]
+        cleared: dict[gr.components.Component, Any] = {
+            view.real: "",
+            view.reasoning: "",
+            view.scores: "",
+            view.diff: "",
+        }
+        return {
+            view.status: status_html(None, event.message),
+            view.predicted: empty(event.message),
+            **cleared,
+        }
     request = event.request
     text = caption(event.index, request.action, "Predicted") + render_observation(
         "text", event.text or "…"
     )
     status = status_html(None, f"Generating step {event.index}…")
-    reasoning = render_observation("text", event.reasoning) if event.reasoning else gr.skip()
     if event.text or event.reasoning:
-        return [gr.skip(), status, text, gr.skip(), reasoning, gr.skip(), gr.skip(), gr.skip()]
+        frame: dict[gr.components.Component, Any] = {view.status: status, view.predicted: text}
+        if event.reasoning:
+            frame[view.reasoning] = render_observation("text", event.reasoning)
+        return frame
     renderer = get_domain(request.domain).renderer
     previous = state_before(request.history, request.initial_state)
     if request.reference is None:
         real = empty("Unknown: this action is off the recording.")
     else:
         real = render_observation(renderer, request.reference, previous)
-    return [
-        render_observation(renderer, previous),
-        status,
-        text,
-        caption(event.index, request.action, "Real (recorded)") + real,
-        "",
-        empty("Scores appear when the prediction is complete."),
-        empty("The diff appears when the prediction is complete."),
-        gr.skip(),
-    ]
+    return {
+        view.before: render_observation(renderer, previous),
+        view.status: status,
+        view.predicted: text,
+        view.real: caption(event.index, request.action, "Real (recorded)") + real,
+        view.reasoning: "",
+        view.scores: empty("Scores appear when the prediction is complete."),
+        view.diff: empty("The diff appears when the prediction is complete."),
+    }
 
 
-def failed(session: PlaySession, action: str, message: str) -> list[Any]:
-    """Values for `StepView.outputs` after a step failed or was stopped: nothing stale stays."""
+def failed(
+    view: StepView, session: PlaySession, action: str, message: str
+) -> dict[gr.components.Component, Any]:
+    """Updates of `view` after a step failed or was stopped: nothing stale stays."""
     index = len(session.steps) + 1
     status = status_html(None, f"Step {index} was not taken: {message} Nothing was stored.")
-    return [
-        gr.skip(),
-        status,
-        caption(index, action, "Predicted") + empty("No prediction: the step did not finish."),
-        empty("No real state shown: the step did not finish."),
-        "",
-        "",
-        "",
-        gr.skip(),
-    ]
+    return {
+        view.status: status,
+        view.predicted: caption(index, action, "Predicted")
+        + empty("No prediction: the step did not finish."),
+        view.real: empty("No real state shown: the step did not finish."),
+        view.reasoning: "",
+        view.scores: "",
+        view.diff: "",
+    }
 
 
 def action_help(domain: str) -> str:

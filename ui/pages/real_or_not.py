@@ -54,9 +54,17 @@ class RealOrNotPage:
 
     @property
     def shown(self) -> list[Any]:
-        """What `next` and `vote` update."""
-        return [self.state, self.browser, self.context, self.sides, self.choice,
-                self.confidence, self.reveal, self.results]  # fmt: skip
+        """What `next` and `vote` may update; each names the ones it changes."""
+        return [
+            self.state,
+            self.browser,
+            self.context,
+            self.sides,
+            self.choice,
+            self.confidence,
+            self.reveal,
+            self.results,
+        ]
 
 
 def render(services: Services) -> RealOrNotPage:
@@ -74,8 +82,9 @@ def render(services: Services) -> RealOrNotPage:
     sides = gr.HTML(elem_id="rn-sides")
     with gr.Row(equal_height=True):
         choice = gr.Radio(CHOICES, label="Which one is real?", elem_id="rn-choice", scale=2)
-        confidence = gr.Radio(CONFIDENCE, label="How sure are you?", elem_id="rn-confidence",
-                              scale=2)  # fmt: skip
+        confidence = gr.Radio(
+            CONFIDENCE, label="How sure are you?", elem_id="rn-confidence", scale=2
+        )
         vote = gr.Button("Vote", variant="primary", elem_id="rn-vote", scale=1)
     reveal = gr.HTML(elem_id="rn-reveal")
     with gr.Accordion("Results: indistinguishability per model and domain", open=True):
@@ -85,19 +94,32 @@ def render(services: Services) -> RealOrNotPage:
             "Wilson 95%."
         )
         results = gr.Dataframe(headers=RATE_HEADERS, interactive=False, elem_id="rn-results")
-    return RealOrNotPage(gr.State(None), browser, domain, next_btn, context, sides, choice,
-                         confidence, vote, reveal, results)  # fmt: skip
+    return RealOrNotPage(
+        gr.State(None),
+        browser,
+        domain,
+        next_btn,
+        context,
+        sides,
+        choice,
+        confidence,
+        vote,
+        reveal,
+        results,
+    )
 
 
-def _show(item: RealItem | None) -> tuple[str, str]:
+def _show(page: RealOrNotPage, item: RealItem | None) -> dict[gr.components.Component, Any]:
+    """The item's history, action and two sides; a hint when none is left."""
     if item is None:
-        return empty("Nothing left for you to vote on here: try another domain."), ""
+        hint = empty("Nothing left for you to vote on here: try another domain.")
+        return {page.context: hint, page.sides: ""}
     renderer = get_domain(item.context.domain).renderer
     first, second = item.sides
-    return (
-        context_html(item.context, renderer),
-        sides_html(first, second, renderer, item.context.previous),
-    )
+    return {
+        page.context: context_html(item.context, renderer),
+        page.sides: sides_html(first, second, renderer, item.context.previous),
+    }
 
 
 def reveal_lines(item: RealItem, choice: str) -> tuple[list[str], str]:
@@ -123,10 +145,20 @@ def wire(page: RealOrNotPage, services: Services) -> None:
     def results() -> list[list[Any]]:
         return rate_rows(arena.report())
 
-    def next_item(domain: str, request: gr.Request, browser: str | None = None) -> list[Any]:
+    def next_item(
+        domain: str, request: gr.Request, browser: str | None = None
+    ) -> dict[gr.components.Component, Any]:
         name, key = who(browser, request)
         item = arena.next_real(name, domain or None)
-        return [item, key, *_show(item), None, None, "", results()]
+        return {
+            page.state: item,
+            page.browser: key,
+            **_show(page, item),
+            page.choice: None,
+            page.confidence: None,
+            page.reveal: "",
+            page.results: results(),
+        }
 
     def vote(
         item: RealItem | None,
@@ -134,7 +166,7 @@ def wire(page: RealOrNotPage, services: Services) -> None:
         confidence: int | None,
         request: gr.Request,
         browser: str | None = None,
-    ) -> list[Any]:
+    ) -> dict[gr.components.Component, Any]:
         if item is None:
             raise BadInputError("Press Next item first (each item takes one vote).")
         if not choice:
@@ -142,13 +174,30 @@ def wire(page: RealOrNotPage, services: Services) -> None:
         name, key = who(browser, request)
         services.arena.vote_real(item, name, choice, confidence)
         lines, tone = reveal_lines(item, choice)
-        # The voted item stays on screen with its reveal; Next item moves on.
-        return [None, key, gr.skip(), gr.skip(), gr.skip(), gr.skip(), reveal_html(lines, tone),
-                results()]  # fmt: skip
+        # The voted item, and the person's answer, stay on screen with the reveal; Next item
+        # moves on.
+        return {
+            page.state: None,
+            page.browser: key,
+            page.reveal: reveal_html(lines, tone),
+            page.results: results(),
+        }
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
     person: dict[str, Any] = {"browser": page.browser}
-    page.next.click(guarded(next_item), [page.domain], page.shown, inputs_kwargs=person,
-                    api_name="real_next", **cheap)  # fmt: skip
-    page.vote.click(guarded(vote), [page.state, page.choice, page.confidence],
-                    page.shown, inputs_kwargs=person, api_name="real_vote", **cheap)  # fmt: skip
+    page.next.click(
+        guarded(next_item),
+        [page.domain],
+        page.shown,
+        inputs_kwargs=person,
+        api_name="real_next",
+        **cheap,
+    )
+    page.vote.click(
+        guarded(vote),
+        [page.state, page.choice, page.confidence],
+        page.shown,
+        inputs_kwargs=person,
+        api_name="real_vote",
+        **cheap,
+    )

@@ -53,10 +53,21 @@ def render(services: Services) -> ReplayPage:
     first = all_domains()[0].name
     choices = playground_view.trajectory_choices(services.trajectories, first)
     with gr.Row():
-        domain = gr.Dropdown([(d.title, d.name) for d in all_domains()], value=first,
-                             label="Domain", elem_id="rp-domain", scale=1)  # fmt: skip
-        trajectory = gr.Dropdown(choices, value=None, label="Recording", scale=3,
-                                 allow_custom_value=True, elem_id="rp-trajectory")  # fmt: skip
+        domain = gr.Dropdown(
+            [(d.title, d.name) for d in all_domains()],
+            value=first,
+            label="Domain",
+            elem_id="rp-domain",
+            scale=1,
+        )
+        trajectory = gr.Dropdown(
+            choices,
+            value=None,
+            label="Recording",
+            scale=3,
+            allow_custom_value=True,
+            elem_id="rp-trajectory",
+        )
     info = gr.Markdown(label="Recording", elem_id="rp-info")
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=280):
@@ -80,8 +91,23 @@ def render(services: Services) -> ReplayPage:
                     real = gr.HTML(label="Real", elem_id="rp-real")
             with gr.Accordion("Diff: predicted vs real", open=False):
                 diff = gr.HTML(label="Diff")
-    return ReplayPage(gr.State(ReplayState()), domain, trajectory, info, turn, action, before,
-                      real, predicted, diff, engine, run, stop, strip, status)  # fmt: skip
+    return ReplayPage(
+        gr.State(ReplayState()),
+        domain,
+        trajectory,
+        info,
+        turn,
+        action,
+        before,
+        real,
+        predicted,
+        diff,
+        engine,
+        run,
+        stop,
+        strip,
+        status,
+    )
 
 
 def _info(state: ReplayState) -> str:
@@ -89,15 +115,29 @@ def _info(state: ReplayState) -> str:
     if t is None:
         return ""
     inferred = " Actions are **inferred**, not recorded." if t.action_inferred else ""
-    return (f"**{esc(t.id)}** · {len(t.turns)} turns · source `{esc(t.source)}` · licence "
-            f"{esc(t.licence)}.{inferred}\n\n{esc(t.task)}")  # fmt: skip
+    return (
+        f"**{esc(t.id)}** · {len(t.turns)} turns · source `{esc(t.source)}` · licence "
+        f"{esc(t.licence)}.{inferred}\n\n{esc(t.task)}"
+    )
 
 
-def show_turn(state: ReplayState, turn: float | None) -> list[Any]:
-    """The recorded turn `turn` (1-based) and the latest run's prediction for it."""
+def show_turn(
+    page: ReplayPage, state: ReplayState, turn: float | None
+) -> dict[gr.components.Component, Any]:
+    """The recorded turn `turn` (1-based) and the latest run's prediction for it.
+
+    Args:
+        page: the page whose `turn_outputs` the updates name.
+        state: the loaded recording and its latest run.
+        turn: the slider's value.
+
+    Returns:
+        A value for each of `page.turn_outputs`.
+    """
     t = state.trajectory
     if t is None or not t.turns:
-        return ["", "", empty("Pick a recording."), "", "", ""]
+        blank = dict.fromkeys(page.turn_outputs, "")
+        return {**blank, page.real: empty("Pick a recording.")}
     index = min(max(int(turn or 1), 1), len(t.turns)) - 1
     renderer = get_domain(t.domain).renderer
     before = t.turns[index - 1].observation if index else t.initial_state
@@ -109,8 +149,14 @@ def show_turn(state: ReplayState, turn: float | None) -> list[Any]:
         predicted = render_observation(renderer, step.prediction.observation, before)
         diff = render_diff(step.prediction.observation, real, kind=renderer)
         status = status_html(step.prediction) + scores_html(step.scores, real is not None, t.domain)
-    return [t.turns[index].action, render_observation(renderer, before),
-            render_observation(renderer, real, before), predicted, diff, status]  # fmt: skip
+    return {
+        page.action: t.turns[index].action,
+        page.before: render_observation(renderer, before),
+        page.real: render_observation(renderer, real, before),
+        page.predicted: predicted,
+        page.diff: diff,
+        page.status: status,
+    }
 
 
 def wire(page: ReplayPage, services: Services) -> None:
@@ -124,11 +170,19 @@ def wire(page: ReplayPage, services: Services) -> None:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
         return gr.Dropdown(choices=choices, value=None)
 
-    def load(trajectory_id: str | None) -> list[Any]:
+    def load(trajectory_id: str | None) -> dict[gr.components.Component, Any]:
         state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
         size = max(len(state.trajectory.turns), 1) if state.trajectory else 1
-        slider = gr.Slider(1, max(size, 2), value=1, step=1, interactive=size > 1)
-        return [state, _info(state), slider, strip(state), *show_turn(state, 1)]
+        return {
+            page.state: state,
+            page.info: _info(state),
+            page.turn: gr.Slider(1, max(size, 2), value=1, step=1, interactive=size > 1),
+            page.strip: strip(state),
+            **show_turn(page, state, 1),
+        }
+
+    def show(state: ReplayState, turn: float | None) -> dict[gr.components.Component, Any]:
+        return show_turn(page, state, turn)
 
     def run(state: ReplayState, turn: float, request: gr.Request, **controls: Any):
         if state.trajectory is None:
@@ -139,18 +193,33 @@ def wire(page: ReplayPage, services: Services) -> None:
         label = f"{choice.engine} · {choice.history_mode.value}"
         for session in run_trajectory(playground, state.trajectory, choice, owner):
             state = replace(state, run=session, label=label)
-            yield [state, strip(state), *show_turn(state, turn)]
+            yield {page.state: state, page.strip: strip(state), **show_turn(page, state, turn)}
 
-    page.domain.change(guarded(select_domain), [page.domain], [page.trajectory],
-                       api_name="replay_domain", concurrency_limit=None)  # fmt: skip
+    page.domain.change(
+        guarded(select_domain),
+        [page.domain],
+        [page.trajectory],
+        api_name="replay_domain",
+        concurrency_limit=None,
+    )
     loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs]
-    page.trajectory.change(guarded(load), [page.trajectory], loaded, api_name="replay_load",
-                           concurrency_limit=None)  # fmt: skip
-    page.turn.change(guarded(show_turn), [page.state, page.turn], page.turn_outputs,
-                     api_name="replay_turn", concurrency_limit=None)  # fmt: skip
+    page.trajectory.change(
+        guarded(load), [page.trajectory], loaded, api_name="replay_load", concurrency_limit=None
+    )
+    page.turn.change(
+        guarded(show),
+        [page.state, page.turn],
+        page.turn_outputs,
+        api_name="replay_turn",
+        concurrency_limit=None,
+    )
     running = page.run.click(
-        guarded(run), [page.state, page.turn], [page.state, page.strip, *page.turn_outputs],
-        inputs_kwargs=page.engine.kwargs, api_name="replay_run",
-        concurrency_limit=services.simulate_concurrency, concurrency_id="simulate",
-    )  # fmt: skip
+        guarded(run),
+        [page.state, page.turn],
+        [page.state, page.strip, *page.turn_outputs],
+        inputs_kwargs=page.engine.kwargs,
+        api_name="replay_run",
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+    )
     page.stop.click(None, None, None, cancels=[running], api_name="replay_stop", queue=False)

@@ -1,4 +1,4 @@
-"""Rollouts page: run a few agent episodes in the world model, then open one step by step."""
+"""Rollouts page: run a few agent episodes in the world model, open one step by step, list runs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
+from backend.envs.sim.defaults import REPLAY
 from backend.envs.sim.report import EpisodeRow
 from ui.errors import guarded
 from ui.renderers import render as render_observation
-from ui.rollouts import MAX_EPISODES, REPLAY, RolloutRequest, Rollouts
+from ui.rollouts import MAX_EPISODES, PAST_HEADERS, RolloutRequest, Rollouts
 from ui.services import Services
 
 SUMMARY_HEADERS = ["domain", "episodes", "mean reward", "mean steps", "invalid %", "fidelity"]
@@ -37,6 +38,8 @@ class RolloutsPage:
     action: gr.Code
     predicted: gr.HTML
     real: gr.HTML
+    past: gr.Dataframe
+    refresh: gr.Button
     rows: gr.State
 
 
@@ -47,27 +50,48 @@ def render(services: Services) -> RolloutsPage:
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=280):
             domain = gr.Dropdown(domains, value="terminal", label="Domain", elem_id="ro-domain")
-            agent = gr.Dropdown([REPLAY, *engines], value=REPLAY, label="Agent",
-                                info="replay: the recordings' actions",
-                                elem_id="ro-agent")  # fmt: skip
-            engine = gr.Dropdown(engines, value=services.defaults.engine, label="World model",
-                                 elem_id="ro-engine")  # fmt: skip
-            episodes = gr.Number(2, label="Episodes", precision=0, minimum=1,
-                                 maximum=MAX_EPISODES, elem_id="ro-episodes")  # fmt: skip
+            agent = gr.Dropdown(
+                [REPLAY, *engines],
+                value=REPLAY,
+                label="Agent",
+                info="replay: the recordings' actions",
+                elem_id="ro-agent",
+            )
+            engine = gr.Dropdown(
+                engines, value=services.defaults.engine, label="World model", elem_id="ro-engine"
+            )
+            episodes = gr.Number(
+                2,
+                label="Episodes",
+                precision=0,
+                minimum=1,
+                maximum=MAX_EPISODES,
+                elem_id="ro-episodes",
+            )
             max_steps = gr.Number(5, label="Step limit", precision=0, minimum=1, maximum=20)
-            env = gr.Radio(["sim", "shadow"], value="sim", label="Environment",
-                           info="shadow: the agent acts live, the model predicts each step",
-                           elem_id="ro-env")  # fmt: skip
+            env = gr.Radio(
+                ["sim", "shadow"],
+                value="sim",
+                label="Environment",
+                info="shadow: the agent acts live, the model predicts each step",
+                elem_id="ro-env",
+            )
             run = gr.Button("Run rollout", variant="primary", elem_id="ro-run")
         with gr.Column(scale=2):
             status = gr.Markdown("Episodes appear here.", elem_id="ro-status")
-            summary = gr.Dataframe(None, headers=SUMMARY_HEADERS, interactive=False,
-                                   label="Summary", elem_id="ro-summary")  # fmt: skip
+            summary = gr.Dataframe(
+                None,
+                headers=SUMMARY_HEADERS,
+                interactive=False,
+                label="Summary",
+                elem_id="ro-summary",
+            )
     with gr.Row():
         episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
         step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
-    steps = gr.Dataframe(None, headers=STEP_HEADERS, interactive=False, label="Steps",
-                         wrap=True, elem_id="ro-steps")  # fmt: skip
+    steps = gr.Dataframe(
+        None, headers=STEP_HEADERS, interactive=False, label="Steps", wrap=True, elem_id="ro-steps"
+    )
     action = gr.Code(label="Action", elem_id="ro-action")
     with gr.Row(equal_height=False):
         with gr.Column():
@@ -76,8 +100,36 @@ def render(services: Services) -> RolloutsPage:
         with gr.Column():
             gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
             real = gr.HTML(elem_id="ro-real")
-    return RolloutsPage(domain, agent, engine, episodes, max_steps, env, run, status, summary,
-                        episode, steps, step, action, predicted, real, gr.State([]))  # fmt: skip
+    with gr.Accordion("Past runs", open=True):
+        past = gr.Dataframe(
+            Rollouts(services).listing() or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            elem_id="ro-past",
+        )
+        refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    return RolloutsPage(
+        domain,
+        agent,
+        engine,
+        episodes,
+        max_steps,
+        env,
+        run,
+        status,
+        summary,
+        episode,
+        steps,
+        step,
+        action,
+        predicted,
+        real,
+        past,
+        refresh,
+        gr.State([]),
+    )
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -134,27 +186,51 @@ def wire(page: RolloutsPage, services: Services) -> None:
             done.append(row)
             progress(len(done) / ask.episodes, desc=f"episode {len(done)} of {ask.episodes}")
 
-        rows, summary = rollouts.run(user, ask, advance)
+        outcome = rollouts.run(user, ask, advance)
+        rows, summary = outcome.rows, outcome.summary
         table = [
-            [name, f.episodes, round(f.mean_reward, 3), round(f.mean_steps, 2),
-             round(100 * f.invalid_rate, 1), None if f.fidelity is None else round(f.fidelity, 3)]
+            [
+                name,
+                f.episodes,
+                round(f.mean_reward, 3),
+                round(f.mean_steps, 2),
+                round(100 * f.invalid_rate, 1),
+                None if f.fidelity is None else round(f.fidelity, 3),
+            ]
             for name, f in summary.domains.items()
-        ]  # fmt: skip
+        ]
         dumped = [row.model_dump() for row in rows]
         labels = [_label(row) for row in dumped]
         note = f"Finished {len(rows)} {env} episode(s); each is stored as a rollout session."
-        return [note, gr.Dataframe(table, headers=SUMMARY_HEADERS), dumped,
-                gr.Dropdown(labels, value=labels[0] if labels else None),
-                *step_view(dumped, labels[0] if labels else "", 1)]  # fmt: skip
+        return [
+            note,
+            gr.Dataframe(table, headers=SUMMARY_HEADERS),
+            dumped,
+            gr.Dropdown(labels, value=labels[0] if labels else None),
+            *step_view(dumped, labels[0] if labels else "", 1),
+            gr.Dataframe(rollouts.listing(), headers=PAST_HEADERS),
+        ]
+
+    def listing() -> Any:
+        return gr.Dataframe(rollouts.listing() or None, headers=PAST_HEADERS)
 
     inputs = [page.domain, page.agent, page.engine, page.episodes, page.max_steps, page.env]
     views = [page.steps, page.action, page.predicted, page.real]
-    page.run.click(guarded(run), inputs,
-                   [page.status, page.summary, page.rows, page.episode, *views],
-                   api_name="rollout_run", concurrency_limit=services.simulate_concurrency,
-                   concurrency_id="simulate")  # fmt: skip
+    page.run.click(
+        guarded(run),
+        inputs,
+        [page.status, page.summary, page.rows, page.episode, *views, page.past],
+        api_name="rollout_run",
+        concurrency_limit=services.simulate_concurrency,
+        concurrency_id="simulate",
+    )
+    page.refresh.click(
+        guarded(listing), None, page.past, api_name="rollout_past", concurrency_limit=None
+    )
     shown = [page.rows, page.episode, page.step]
-    page.episode.change(guarded(step_view), shown, views, api_name="rollout_episode",
-                        concurrency_limit=None)  # fmt: skip
-    page.step.change(guarded(step_view), shown, views, api_name="rollout_step",
-                     concurrency_limit=None)  # fmt: skip
+    page.episode.change(
+        guarded(step_view), shown, views, api_name="rollout_episode", concurrency_limit=None
+    )
+    page.step.change(
+        guarded(step_view), shown, views, api_name="rollout_step", concurrency_limit=None
+    )

@@ -8,6 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from backend.training.methods import METHODS
+from storage.run_kinds import TrainRun
 from ui.errors import guarded
 from ui.services import Services
 from ui.training import RUN_HEADERS, TrainRequest, run_report, run_rows, start, use_model
@@ -49,38 +50,74 @@ def render(services: Services) -> TrainPage:
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=300):
             method = gr.Dropdown(METHODS.names(), value="sft", label="Method", elem_id="tr-method")
-            data = gr.Dropdown(["recorded", "corrections"], value="recorded", label="Data",
-                               allow_custom_value=True, elem_id="tr-data")  # fmt: skip
+            data = gr.Dropdown(
+                ["recorded", "corrections"],
+                value="recorded",
+                label="Data",
+                allow_custom_value=True,
+                elem_id="tr-data",
+            )
             max_steps = gr.Number(5, label="Max steps", precision=0, elem_id="tr-steps")
             max_minutes = gr.Number(5, label="Max minutes", elem_id="tr-minutes")
             eval_split = gr.Slider(0, 0.5, value=0.3, step=0.05, label="Held-out share")
-            eval_limit = gr.Number(6, label="Held-out turns benchmarked (0: all)", precision=0,
-                                   elem_id="tr-eval-limit")  # fmt: skip
-            eval_tokens = gr.Number(128, label="Held-out completion budget (tokens)",
-                                    precision=0, minimum=1, elem_id="tr-eval-tokens")  # fmt: skip
+            eval_limit = gr.Number(
+                6, label="Held-out turns benchmarked (0: all)", precision=0, elem_id="tr-eval-limit"
+            )
+            eval_tokens = gr.Number(
+                128,
+                label="Held-out completion budget (tokens)",
+                precision=0,
+                minimum=1,
+                elem_id="tr-eval-tokens",
+            )
             lora = gr.Checkbox(True, label="LoRA (off: full fine-tuning)")
             start_button = gr.Button("Start training", variant="primary", elem_id="tr-start")
             note = gr.Markdown(elem_id="tr-note")
         with gr.Column(scale=2):
-            runs = gr.Dataframe(headers=RUN_HEADERS, interactive=False, label="Runs",
-                                elem_id="tr-runs")  # fmt: skip
-            run_id = gr.Number(0, label="Run shown (0: the newest)", precision=0,
-                               elem_id="tr-run-id")  # fmt: skip
+            runs = gr.Dataframe(
+                headers=RUN_HEADERS, interactive=False, label="Runs", elem_id="tr-runs"
+            )
+            run_id = gr.Number(
+                0, label="Run shown (0: the newest)", precision=0, elem_id="tr-run-id"
+            )
             report = gr.Markdown(elem_id="tr-report")
             loss = gr.LinePlot(x="step", y="loss", title="Training loss", elem_id="tr-loss")
             use = gr.Button("Make this the Playground's model", elem_id="tr-use")
     timer = gr.Timer(REFRESH_S)
-    return TrainPage(method, data, max_steps, max_minutes, eval_split, eval_limit, eval_tokens,
-                     lora, start_button, note, runs, run_id, report, loss, use, timer)  # fmt: skip
+    return TrainPage(
+        method,
+        data,
+        max_steps,
+        max_minutes,
+        eval_split,
+        eval_limit,
+        eval_tokens,
+        lora,
+        start_button,
+        note,
+        runs,
+        run_id,
+        report,
+        loss,
+        use,
+        timer,
+    )
 
 
 def wire(page: TrainPage, services: Services) -> None:
     """Bind the page's events: start, refresh from SQL every few seconds, use a model."""
 
     def launch(
-        method: str, data: str, steps: float | None, minutes: float | None, split: float,
-        limit: float | None, tokens: float, lora: bool, request: gr.Request,
-    ) -> str:  # fmt: skip
+        method: str,
+        data: str,
+        steps: float | None,
+        minutes: float | None,
+        split: float,
+        limit: float | None,
+        tokens: float,
+        lora: bool,
+        request: gr.Request,
+    ) -> str:
         ask = TrainRequest(
             method=method,
             data=data,
@@ -94,9 +131,9 @@ def wire(page: TrainPage, services: Services) -> None:
         return start(services, services.identify(request), ask)
 
     def refresh(chosen: float | None, request: gr.Request) -> tuple:
-        if not services.identify(request).is_admin or services.train_runs is None:
+        if not services.identify(request).is_admin:
             return [], "", pd.DataFrame({"step": [], "loss": []})
-        listed = services.train_runs.list_runs()
+        listed = services.runs.list_runs(TrainRun)
         shown = [r for r in listed if r.id == int(chosen or 0)] or listed[:1]
         if not shown:
             return [], "No training runs yet.", pd.DataFrame({"step": [], "loss": []})
@@ -105,19 +142,27 @@ def wire(page: TrainPage, services: Services) -> None:
         return run_rows(listed), run_report(run), curve
 
     def use(chosen: float | None, request: gr.Request) -> str:
-        if services.train_runs is None:
-            return ""
-        listed = services.train_runs.list_runs()
+        listed = services.runs.list_runs(TrainRun)
         shown = [r for r in listed if r.id == int(chosen or 0)] or listed[:1]
         if not shown:
             return "No training runs yet."
         return use_model(services, services.identify(request), shown[0])
 
-    inputs = [page.method, page.data, page.max_steps, page.max_minutes, page.eval_split,
-              page.eval_limit, page.eval_tokens, page.lora]  # fmt: skip
-    page.start.click(guarded(launch), inputs, page.note, api_name="train_start",
-                     concurrency_limit=1)  # fmt: skip
+    inputs = [
+        page.method,
+        page.data,
+        page.max_steps,
+        page.max_minutes,
+        page.eval_split,
+        page.eval_limit,
+        page.eval_tokens,
+        page.lora,
+    ]
+    page.start.click(
+        guarded(launch), inputs, page.note, api_name="train_start", concurrency_limit=1
+    )
     outputs = [page.runs, page.report, page.loss]
-    page.timer.tick(guarded(refresh), page.run_id, outputs, api_name="train_refresh",
-                    show_progress="hidden")  # fmt: skip
+    page.timer.tick(
+        guarded(refresh), page.run_id, outputs, api_name="train_refresh", show_progress="hidden"
+    )
     page.use.click(guarded(use), page.run_id, page.note, api_name="train_use")

@@ -59,8 +59,10 @@ def _equal_rows(left: list[str], i1: int, i2: int, j1: int, at_end: bool) -> lis
     size = i2 - i1
     if size <= head + tail + CONTEXT:
         head, tail = size, 0
-    rows = [_row("eq", str(i + 1), esc(left[i]), str(i - i1 + j1 + 1), esc(left[i]))
-            for i in [*range(i1, i1 + head), *range(i2 - tail, i2)]]  # fmt: skip
+    rows = [
+        _row("eq", str(i + 1), esc(left[i]), str(i - i1 + j1 + 1), esc(left[i]))
+        for i in [*range(i1, i1 + head), *range(i2 - tail, i2)]
+    ]
     if head + tail < size:
         fold = f"⋯ {size - head - tail:,} unchanged lines ⋯"
         rows.insert(head, _row("fold", "", fold, "", fold))

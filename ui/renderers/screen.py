@@ -29,12 +29,36 @@ MIN_LABEL_PX = 14
 
 INTERACTIVE_ROLES = frozenset(
     {
-        "button", "pushbutton", "push-button", "togglebutton", "toggle-button", "imagebutton",
-        "checkbox", "check-box", "radiobutton", "radio-button", "switch", "link", "hyperlink",
-        "menuitem", "menu-item", "tabitem", "page-tab", "combobox", "combo-box", "edit", "entry",
-        "text-field", "edittext", "listitem", "list-item", "slider", "spinner", "spin-button",
+        "button",
+        "pushbutton",
+        "push-button",
+        "togglebutton",
+        "toggle-button",
+        "imagebutton",
+        "checkbox",
+        "check-box",
+        "radiobutton",
+        "radio-button",
+        "switch",
+        "link",
+        "hyperlink",
+        "menuitem",
+        "menu-item",
+        "tabitem",
+        "page-tab",
+        "combobox",
+        "combo-box",
+        "edit",
+        "entry",
+        "text-field",
+        "edittext",
+        "listitem",
+        "list-item",
+        "slider",
+        "spinner",
+        "spin-button",
     }
-)  # fmt: skip
+)
 """Roles a person can act on, for formats that carry no `clickable` flag (UIA, AT-SPI)."""
 
 
@@ -57,8 +81,9 @@ def is_focused(node: Node) -> bool:
 
 def is_icon(name: str) -> bool:
     """Whether a name is only icon-font glyphs (Unicode private use), which draw as empty boxes."""
-    return all(0xE000 <= ord(char) <= 0xF8FF or ord(char) >= 0xF0000 or char.isspace()
-               for char in name)  # fmt: skip
+    return all(
+        0xE000 <= ord(char) <= 0xF8FF or ord(char) >= 0xF0000 or char.isspace() for char in name
+    )
 
 
 def _has_text(node: Node) -> bool:

@@ -62,6 +62,8 @@ def _from_block(block: str) -> Result:
 def parse_text(text: str) -> list[Result]:
     """Parse results from numbered text blocks; [] when the text has none."""
     starts = list(_BLOCK_START.finditer(text))
+    if not starts:
+        return []
     ends = [m.start() for m in starts[1:]] + [len(text)]
     return [_from_block(text[m.end() : end]) for m, end in zip(starts, ends, strict=True)]
 

@@ -75,9 +75,17 @@ def _extended(codes: list[int], pos: int) -> tuple[str, int]:
     return "", len(codes)
 
 
-_FLAGS = {1: ("bold", True), 2: ("dim", True), 3: ("italic", True), 4: ("underline", True),
-          7: ("inverse", True), 22: ("bold", False), 23: ("italic", False),
-          24: ("underline", False), 27: ("inverse", False)}  # fmt: skip
+_FLAGS = {
+    1: ("bold", True),
+    2: ("dim", True),
+    3: ("italic", True),
+    4: ("underline", True),
+    7: ("inverse", True),
+    22: ("bold", False),
+    23: ("italic", False),
+    24: ("underline", False),
+    27: ("inverse", False),
+}
 
 
 def apply_sgr(style: Style, params: str) -> Style:

@@ -10,11 +10,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from backend.domains.base import PromptContext
 from backend.registry import Registry
+
+
+@dataclass(frozen=True)
+class Check:
+    """How a live task's success is decided.
+
+    Attributes:
+        description: what passes, in one sentence (listed with the task).
+        program: Python source run after the prelude of `checks` (`text_of`, `output_of`,
+            `passed`); "" where the environment's own validation is the check (MiniWoB's).
+        files: files shown read-only at checks.CHECK_DIR while the program runs (hidden tests).
+    """
+
+    description: str
+    program: str = ""
+    files: Traversable | None = None
 
 
 @dataclass(frozen=True)
@@ -25,11 +42,14 @@ class LiveTask:
         name: the `--task` value (a MiniWoB task, a task repository, an MCP server set).
         description: one line shown in `awp live tasks` and the UI.
         goal: the agent's task text, when the start state comes with one.
+        check: how success is decided in the live environment; a task with a goal has one
+            (a start state without a goal, a plain shell, needs none).
     """
 
     name: str
     description: str
     goal: str = ""
+    check: Check | None = None
 
 
 @dataclass(frozen=True)

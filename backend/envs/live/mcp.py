@@ -18,12 +18,14 @@ import concurrent.futures
 import json
 import threading
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from importlib import metadata
 from typing import Any, TextIO
 
 from backend.domains.base import PromptContext
 from backend.domains.tools import parse_tool_call
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
+from backend.envs.live.checks import run_check
 from backend.envs.live.host import HOST_PATH, missing_sandbox, version
 from backend.envs.live.mcp_servers import NODE_ADDRESS_SPACE_MB, SERVER_SETS, Server, ServerSet
 from backend.envs.live.runtime import node_packages
@@ -40,8 +42,12 @@ def _jsonable(model: Any) -> dict[str, Any]:
     return {key: value for key, value in data.items() if not key.startswith("_")}
 
 
-class _Connections:
-    """The event-loop thread and the task that holds the sessions of one server set."""
+class McpConnections:
+    """The event-loop thread and the task that holds the sessions of one server set.
+
+    Public for the MCP mirror (`backend.integrations.mcp_mirror`), whose real server is a
+    server set of one started the same way.
+    """
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -118,7 +124,7 @@ class McpEnvironment:
     def __init__(self, config: LiveConfig) -> None:
         self.config = config
         self._sandbox: Sandbox | None = None
-        self._connections: _Connections | None = None
+        self._connections: McpConnections | None = None
         self._set: ServerSet = SERVER_SETS[DEFAULT_TASK]
         self._logs: list[TextIO] = []
 
@@ -141,11 +147,23 @@ class McpEnvironment:
         if name not in SERVER_SETS:
             names = ", ".join(SERVER_SETS)
             raise UnknownNameError(f"Unknown mcp task {name!r}. Valid: {names}.")
-        missing = "; ".join(filter(None, (server.needs() for server in SERVER_SETS[name].servers)))
+        return self.start_set(SERVER_SETS[name])
+
+    def start_set(self, server_set: ServerSet) -> str:
+        """Start a server set (a task's, or the MCP mirror's own) in a fresh sandbox.
+
+        Returns:
+            The list of the servers' tools, as `tools/list` returns them.
+
+        Raises:
+            LiveEnvironmentError: a server cannot start, or did not.
+        """
+        name = server_set.task.name
+        missing = "; ".join(filter(None, (server.needs() for server in server_set.servers)))
         if missing:
             raise LiveEnvironmentError(f"The mcp task {name!r} cannot start: {missing}.")
         self.close()
-        self._set = SERVER_SETS[name]
+        self._set = server_set
         sandbox = self._sandbox = Sandbox(self.config, read_only=[node_packages()]).open()
         try:
             self._set.prepare(sandbox, self.config.action_timeout_s)
@@ -153,7 +171,7 @@ class McpEnvironment:
             logs = sandbox.folder / "logs"
             logs.mkdir(mode=0o700)
             self._logs = [(logs / f"{s.name}.log").open("w+") for s in self._set.servers]
-            self._connections = _Connections()
+            self._connections = McpConnections()
             self._connections.open(sandbox, self._set.servers, self._logs)
         except BaseException as exc:
             said = self._log_tail()
@@ -177,13 +195,15 @@ class McpEnvironment:
         """The servers' tools, as `tools/list` returns them."""
         return json.dumps({"tools": self._open().tools}, ensure_ascii=False)
 
-    def _open(self) -> _Connections:
+    def _open(self) -> McpConnections:
         if self._connections is None:
             raise LiveEnvironmentError("The mcp environment is not started: start it first.")
         return self._connections
 
     def act(self, action: str) -> LiveStep:
         """Call one tool; the server's result or error is the observation.
+
+        After a call the server answered, the task's check runs (see `_checked`).
 
         Raises:
             BadActionError: the action is not a tool call.
@@ -215,10 +235,23 @@ class McpEnvironment:
             body = _jsonable(result)
             body.setdefault("isError", False)
             observation = json.dumps(body, ensure_ascii=False)
-            return LiveStep(observation=observation, info={"error": body["isError"]})
+            return self._checked(LiveStep(observation=observation, info={"error": body["isError"]}))
         raise LiveEnvironmentError(
             f"The MCP server stopped answering ({_leaf(failure)}). {self._log_tail()}".strip()
         )
+
+    def _checked(self, step: LiveStep) -> LiveStep:
+        """The step, with the task's check run on the servers' state after it.
+
+        MCP has no end action, so the check runs after every answered call: reward 1 and the
+        end of the episode once it passes, else reward 0.
+        """
+        check = self._set.task.check
+        if check is None or self._sandbox is None:
+            return step
+        result = run_check(self._sandbox, check, timeout_s=self.config.action_timeout_s)
+        info = {**step.info, "check": {"passed": result.passed, "output": result.output}}
+        return replace(step, reward=float(result.passed), done=result.passed, info=info)
 
     def prompt_context(self) -> PromptContext:
         """The servers' tool definitions (MCP `inputSchema` form) and the task's goal."""

@@ -1,10 +1,11 @@
 """The MCP server sets a live mcp session can start (its tasks), and what each needs.
 
 A task is one or more real MCP servers started over stdio inside the session's sandbox, plus the
-files they work on, made in the sandbox's home before they start: `time` (mcp-server-time),
-`git` (mcp-server-git on a small repository with history and an uncommitted change),
-`filesystem` (the npm filesystem server, allowed only `~/files`) and `memory` (the npm knowledge
-graph server, its file in the home).
+files they work on, made in the sandbox's home before they start: `time` (mcp-server-time, a
+start state without a goal), `git` (mcp-server-git on a small repository with history and an
+uncommitted change), `filesystem*` (the npm filesystem server, allowed only `~/files`) and
+`memory*` (the npm knowledge graph server, its file in the home, empty or seeded). Every task
+with a goal carries a check of the server's state (`mcp_checks`).
 """
 
 from __future__ import annotations
@@ -19,14 +20,31 @@ from pathlib import Path
 
 from backend.envs.live.base import LiveTask
 from backend.envs.live.host import missing_programs
+from backend.envs.live.mcp_checks import (
+    MEMORY_FILE,
+    committed,
+    file_contains,
+    forgotten,
+    lines_are,
+    moved,
+    observed,
+    remembered_with_relation,
+)
 from backend.envs.live.repos import commit_repo, git_commit
 from backend.envs.live.runtime import node_packages, python_executable
 from backend.envs.live.sandbox import HOME, Sandbox
-from backend.errors import LiveEnvironmentError
+from backend.envs.live.terminal_tasks import write_files
 
 _NPM = "@modelcontextprotocol"
 NODE_ADDRESS_SPACE_MB = 4096
 _ADA = ("Ada Lovelace", "ada@example.com")
+GRAPH = (
+    {"type": "entity", "name": "Alice", "entityType": "person", "observations": ["engineer"]},
+    {"type": "entity", "name": "Bob", "entityType": "person", "observations": ["designer"]},
+    {"type": "entity", "name": "Carol", "entityType": "person", "observations": ["manager"]},
+    {"type": "relation", "from": "Alice", "to": "Bob", "relationType": "knows"},
+    {"type": "relation", "from": "Carol", "to": "Alice", "relationType": "manages"},
+)
 FILES = {
     "notes/todo.txt": "- renew the passport\n- call the plumber about the kitchen sink\n",
     "notes/ideas.md": "# Ideas\n\n* a bird feeder camera\n* learn to bake sourdough\n",
@@ -135,17 +153,13 @@ def _git_repo(sandbox: Sandbox, timeout_s: float) -> None:
 
 def _files(sandbox: Sandbox, timeout_s: float) -> None:
     """~/files with a few notes and a price list, written by the sandbox uid."""
-    script = "; ".join(
-        f"mkdir -p files/{Path(path).parent} && printf %s {_quoted(text)} > files/{path}"
-        for path, text in FILES.items()
-    )
-    done = sandbox.run(["bash", "-c", script], timeout_s=timeout_s, cwd=HOME)
-    if done.exit_code != 0:
-        raise LiveEnvironmentError(f"Could not write the task's files: {done.output.strip()}")
+    write_files(sandbox, {f"files/{path}": text for path, text in FILES.items()}, timeout_s)
 
 
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
+def _graph(sandbox: Sandbox, timeout_s: float) -> None:
+    """~/memory.jsonl holding GRAPH, the memory server's file format."""
+    text = "".join(json.dumps(item) + "\n" for item in GRAPH)
+    write_files(sandbox, {"memory.jsonl": text}, timeout_s)
 
 
 TIME = Server(
@@ -171,46 +185,91 @@ MEMORY = Server(
     "memory",
     f"{_NPM}/server-memory",
     lambda: ["node", str(_npm_entry("server-memory"))],
-    env={"MEMORY_FILE_PATH": f"{HOME}/memory.jsonl"},
+    env={"MEMORY_FILE_PATH": MEMORY_FILE},
     needs=_npm_server("server-memory"),
     node=True,
 )
 
+_TIME = "mcp-server-time: current time and time-zone conversion"
+_FS = "the npm filesystem server, allowed only ~/files (notes and a price list)"
+_SEEDED = "the npm knowledge-graph memory server, holding Alice, Bob and Carol"
+
 SERVER_SETS = {
-    "time": ServerSet(
-        LiveTask(
-            "time",
-            "mcp-server-time: current time and time-zone conversion",
-            "What time is it now in Tokyo, and what is 09:30 in New York in London time?",
+    server_set.task.name: server_set
+    for server_set in (
+        ServerSet(LiveTask("time", _TIME), (TIME,)),
+        ServerSet(
+            LiveTask(
+                "git",
+                "mcp-server-git on ~/repo: a small project with history and an uncommitted fix",
+                "Look at the history and the uncommitted change of the repository at "
+                f"{HOME}/repo, then commit the change with a fitting message.",
+                committed(f"{HOME}/repo", "intervals/merge.py", 3),
+            ),
+            (GIT,),
+            _git_repo,
         ),
-        (TIME,),
-    ),
-    "git": ServerSet(
-        LiveTask(
-            "git",
-            "mcp-server-git on ~/repo: a small project with history and an uncommitted fix",
-            "Look at the history and the uncommitted change of the repository at "
-            f"{HOME}/repo, then commit the change with a fitting message.",
+        ServerSet(
+            LiveTask(
+                "filesystem",
+                _FS,
+                f"Find the most expensive item in {HOME}/files/data/prices.csv and add buying "
+                "it to the to-do list in notes/todo.txt.",
+                file_contains("notes/todo.txt", "blender", "renew the passport"),
+            ),
+            (FILESYSTEM,),
+            _files,
         ),
-        (GIT,),
-        _git_repo,
-    ),
-    "filesystem": ServerSet(
-        LiveTask(
-            "filesystem",
-            "the npm filesystem server, allowed only ~/files (notes and a price list)",
-            f"Find the most expensive item in {HOME}/files/data/prices.csv and add buying it "
-            "to the to-do list in notes/todo.txt.",
+        ServerSet(
+            LiveTask(
+                "filesystem-write",
+                _FS,
+                f"Write a new file {HOME}/files/notes/shopping.txt listing the two cheapest "
+                "items of data/prices.csv, one item name a line.",
+                lines_are("notes/shopping.txt", {"mug", "kettle"}),
+            ),
+            (FILESYSTEM,),
+            _files,
         ),
-        (FILESYSTEM,),
-        _files,
-    ),
-    "memory": ServerSet(
-        LiveTask(
-            "memory",
-            "the npm knowledge-graph memory server, starting empty",
-            "Remember that Alice is an engineer at Acme who knows Bob, then look Alice up.",
+        ServerSet(
+            LiveTask(
+                "filesystem-move",
+                _FS,
+                f"Move {HOME}/files/notes/ideas.md into a new folder {HOME}/files/archive.",
+                moved("notes/ideas.md", "archive/ideas.md", FILES["notes/ideas.md"]),
+            ),
+            (FILESYSTEM,),
+            _files,
         ),
-        (MEMORY,),
-    ),
+        ServerSet(
+            LiveTask(
+                "memory",
+                "the npm knowledge-graph memory server, starting empty",
+                "Remember that Alice is an engineer at Acme who knows Bob, then look Alice up.",
+                remembered_with_relation("Alice", "Bob"),
+            ),
+            (MEMORY,),
+        ),
+        ServerSet(
+            LiveTask(
+                "memory-forget",
+                _SEEDED,
+                "Carol has left: remove her, and everything about her, from the memory graph. "
+                "Keep the others.",
+                forgotten("Carol", ("Alice", "Bob")),
+            ),
+            (MEMORY,),
+            _graph,
+        ),
+        ServerSet(
+            LiveTask(
+                "memory-observe",
+                _SEEDED,
+                "Bob told us he speaks French: add that to what the memory graph knows about him.",
+                observed("Bob", "French"),
+            ),
+            (MEMORY,),
+            _graph,
+        ),
+    )
 }

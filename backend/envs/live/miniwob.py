@@ -66,6 +66,27 @@ def one_call_per_line(action: str) -> str:
     return "\n".join(part for part in parts if part) if all(parts) else action
 
 
+def refused_navigation(action: str, prefix: str) -> str:
+    """Why `action` may not run ("" when it may): a `goto` to a URL that is not a task page.
+
+    The route allow-list stops requests, but a `javascript:` URL is no request: it runs script in
+    the task page, which can end the episode with any reward (`core.endEpisode(1.0, true)`), so
+    the only URLs `goto` may open are the task pages under `prefix`, written out literally.
+    """
+    try:
+        module = ast.parse(action)
+    except SyntaxError:
+        return ""  # not calls at all: BrowserGym's strict parser reports it
+    for node in ast.walk(module):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "goto"):
+            continue
+        given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "url")]
+        url = given[0].value if given and isinstance(given[0], ast.Constant) else None
+        if not (isinstance(url, str) and url.startswith(prefix)):
+            return "ValueError: goto may only open this task's own pages, written out as a URL."
+    return ""
+
+
 def flatten(axtree: dict[str, Any], extra: dict[str, Any]) -> str:
     """The accessibility tree as text, in the form of the recorded BrowserGym (AgentLab) data.
 
@@ -105,7 +126,8 @@ class Episode:
         self.infeasible = False
         self.context = browser.new_context(viewport=task.viewport)
         self.context.set_default_timeout(task.timeout)
-        allow_only(self.context, pages.as_uri() + "/")
+        self.prefix = pages.as_uri() + "/"
+        allow_only(self.context, self.prefix)
         self.history: dict[Any, None] = {}
         self.context.expose_binding(
             "browsergym_page_activated", lambda source: self._activate(source["page"])
@@ -145,7 +167,8 @@ class Episode:
         """Parse and run BrowserGym action calls; returns (error or "", reward, done).
 
         As in BrowserGym, an action that cannot be parsed or fails is an error text, not an
-        exception, and the task is checked afterwards all the same.
+        exception, and the task is checked afterwards all the same. A `goto` that leaves the
+        task's pages does not run at all (`refused_navigation`).
         """
         from browsergym.core.action.base import execute_python_code
 
@@ -156,7 +179,9 @@ class Episode:
             self.chat.append({"role": "infeasible", "message": _text(reason)})
             self.infeasible = True
 
-        error = ""
+        error = refused_navigation(action, self.prefix)
+        if error:
+            return (error, *self._check())
         try:
             code = action_set().to_python_code(action)
             execute_python_code(code, self.page, tell_user, infeasible)

@@ -146,8 +146,9 @@ class LivePool:
         with self._lock:
             if self._reaper is not None and self._reaper.is_alive():
                 return
-            self._reaper = threading.Thread(target=self._reap_forever, daemon=True,
-                                            name="awp-live-reaper")  # fmt: skip
+            self._reaper = threading.Thread(
+                target=self._reap_forever, daemon=True, name="awp-live-reaper"
+            )
             self._reaper.start()
 
     def _reap_forever(self) -> None:

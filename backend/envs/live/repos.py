@@ -1,36 +1,41 @@
 """The task repositories shipped with the package: small real projects with a failing test.
 
 Each lives in `tasks/<name>/`: `task.json` (a one-line description and the issue text that is the
-agent's goal) and `repo/`, the project itself. They are ours, written for the playground, so that
-a live swe session has something real to fix with no download.
+agent's goal), `repo/`, the project itself, and `check/tests/`, the hidden copy of its tests (with
+more cases) that decides success, which the agent never sees. They are ours, written for the
+playground, so that a live swe session has something real to fix with no download.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
 from backend.envs.live.base import LiveTask
+from backend.envs.live.checks import hidden_tests
 from backend.envs.live.sandbox import Sandbox
+from backend.envs.live.shipped import copy_shipped
 from backend.errors import LiveEnvironmentError
 
-TEST_COMMAND = "python -m pytest -q"
 AUTHOR = ("playground", "playground@localhost")
 
 
 @dataclass(frozen=True)
 class TaskRepo:
-    """A shipped task: its LiveTask and the folder holding the project."""
+    """A shipped task: its LiveTask, the project's folder and the folder of its hidden tests."""
 
     task: LiveTask
     files: Traversable
+    hidden: Traversable
+
+    def checked_at(self, root: str) -> LiveTask:
+        """The task, checked by its hidden tests against the project at `root` in the sandbox."""
+        return replace(self.task, check=hidden_tests(self.hidden, root))
 
 
 @functools.cache
@@ -44,27 +49,8 @@ def task_repos() -> dict[str, TaskRepo]:
             continue
         data = json.loads(spec.read_text(encoding="utf-8"))
         task = LiveTask(folder.name, data["description"], data["goal"])
-        repos[folder.name] = TaskRepo(task, folder.joinpath("repo"))
+        repos[folder.name] = TaskRepo(task, folder.joinpath("repo"), folder.joinpath("check"))
     return repos
-
-
-def copy_repo(source: Traversable, target: Path, uid: int) -> None:
-    """Copy a shipped project into a fresh folder no sandbox has touched yet, owned by `uid`.
-
-    Only called on a folder this process just created: writing as root into a folder a
-    sandboxed program could already have filled with symlinks would be unsafe.
-    """
-    for entry in source.iterdir():
-        if entry.name == "__pycache__":
-            continue
-        destination = target / entry.name
-        if entry.is_dir():
-            destination.mkdir(mode=0o755)
-            copy_repo(entry, destination, uid)
-        else:
-            with entry.open("rb") as reader, destination.open("wb") as writer:
-                shutil.copyfileobj(reader, writer)
-        os.chown(destination, uid, uid)
 
 
 def git_commit(author: tuple[str, str] = AUTHOR) -> str:
@@ -104,7 +90,7 @@ def commit_repo(
     Raises:
         LiveEnvironmentError: git failed.
     """
-    copy_repo(task_repos()[task].files, folder, sandbox.uid)
+    copy_shipped(task_repos()[task].files, folder, sandbox.uid)
     script = f"git init -q -b main && git add -A && {git_commit(author)} -m '{message}'"
     script += f" && git rev-parse HEAD{f' && {then}' if then else ''}"
     done = sandbox.run(["bash", "-c", script], timeout_s=timeout_s, cwd=inside, binds=binds)

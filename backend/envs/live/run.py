@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from backend.domains.base import DOMAINS
 from backend.envs.live.base import LiveConfig, LiveEnvironment, LiveStep, live_kind
 from backend.errors import LiveEnvironmentError, UnknownNameError
 from backend.types import PromptContext, Trajectory, Turn
@@ -30,9 +31,8 @@ def unavailable(domain: str) -> str:
     try:
         kind = live_kind(domain)
     except UnknownNameError:
-        if domain == "android":
-            return "No live Android: no emulator or system image can be obtained offline."
-        return f"The {domain} domain has no live environment."
+        reason = DOMAINS.get(domain).recorded_only if domain in DOMAINS else ""
+        return reason or f"The {domain} domain has no live environment."
     return kind.missing()
 
 

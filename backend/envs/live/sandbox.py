@@ -33,6 +33,7 @@ from backend.envs.live.host import HOST_PATH, Privilege, require
 from backend.envs.live.procs import stop_trees
 from backend.envs.live.runtime import python_bin, python_runtime
 from backend.envs.live.scratch import ETC, HOME, HOSTNAME, INNER_ID, USER, Scratch
+from backend.errors import LiveEnvironmentError
 
 __all__ = ["HOME", "RunResult", "Sandbox"]
 
@@ -115,6 +116,7 @@ class Sandbox(Scratch):
         cwd: str = HOME,
         env: Mapping[str, str] | None = None,
         binds: Mapping[Path, str] | None = None,
+        read_only: Mapping[Path, str] | None = None,
         tty: bool = False,
     ) -> list[str]:
         """The `bwrap` command line that runs `argv` inside (see the module docstring).
@@ -124,10 +126,12 @@ class Sandbox(Scratch):
             cwd: working folder inside.
             env: variables added to the sandbox's own minimal environment.
             binds: extra writable host folders (under the scratch folder) and where they appear.
+            read_only: extra host folders shown read-only, and where (a task's hidden tests).
             tty: the program gets the caller's terminal (tmux); otherwise a new session, so it
                 cannot push keys into a terminal it inherited.
         """
         folder = self._require_folder()
+        self._refuse_shadowing([*(binds or {}).values(), *(read_only or {}).values()])
         variables = {
             "HOME": HOME,
             "USER": USER,
@@ -161,8 +165,27 @@ class Sandbox(Scratch):
             args += ["--ro-bind", str(view), str(path)]
         for source, target in (binds or {}).items():
             args += ["--bind", str(source), target]
+        for source, target in (read_only or {}).items():
+            args += ["--ro-bind", str(source), target]
         args += ["--chdir", cwd, "--remount-ro", "/", "--remount-ro", "/dev", "--", *argv]
         return args
+
+    def _refuse_shadowing(self, targets: Sequence[str]) -> None:
+        """Refuse a bind whose target holds a folder the sandbox needs (the app's Python).
+
+        bwrap mounts in order, so a later bind at `/check` hides an interpreter bound earlier at
+        `/check/work/.venv`; the program would fail with "execvp: No such file or directory".
+
+        Raises:
+            LiveEnvironmentError: a target is, or holds, one of the sandbox's read-only views.
+        """
+        for target in map(Path, targets):
+            hidden = [view for view in self._views if view == target or target in view.parents]
+            if hidden:
+                raise LiveEnvironmentError(
+                    f"Cannot show a folder at {target}: it would hide {hidden[0]}, which the "
+                    "sandbox needs. Move the app's Python elsewhere or pick another target."
+                )
 
     def command(
         self,
@@ -171,10 +194,11 @@ class Sandbox(Scratch):
         cwd: str = HOME,
         env: Mapping[str, str] | None = None,
         binds: Mapping[Path, str] | None = None,
+        read_only: Mapping[Path, str] | None = None,
         address_space_mb: int = 0,
     ) -> list[str]:
         """The full prefix (limits, drop, bwrap) for a program started by this process."""
-        inner = self.bwrap(argv, cwd=cwd, env=env, binds=binds)
+        inner = self.bwrap(argv, cwd=cwd, env=env, binds=binds, read_only=read_only)
         return [*self.limits(address_space_mb=address_space_mb), *self.drop(), *inner]
 
     def run(
@@ -186,10 +210,11 @@ class Sandbox(Scratch):
         cwd: str = HOME,
         env: Mapping[str, str] | None = None,
         binds: Mapping[Path, str] | None = None,
+        read_only: Mapping[Path, str] | None = None,
     ) -> RunResult:
         """Run one program inside to completion or to its time limit (then exit code 124)."""
         started = time.monotonic()
-        argv = self.command(argv, cwd=cwd, env=env, binds=binds)
+        argv = self.command(argv, cwd=cwd, env=env, binds=binds, read_only=read_only)
         proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,

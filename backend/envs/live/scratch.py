@@ -140,7 +140,6 @@ class Scratch:
     def _open_root(self) -> None:
         root = session_root(self.config.work_dir)
         self._lease = lease_uid(
-            root / ".locks",
             self.config.uid_base,
             self.config.uid_count,
             lambda uid: remove_folder(root / f"sandbox-{uid}"),

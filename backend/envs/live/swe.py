@@ -4,8 +4,9 @@ The workspace is one of the shipped task repositories (`repos`), committed to gi
 shown inside the sandbox at `/testbed`, as SWE-bench containers do. Every tool call is a one-shot
 sandboxed program on that folder: `bash` runs the command with bash, `str_replace_editor` runs
 `editor.py` (view / create / str_replace / insert / undo_edit), and `submit` prints the diff
-against the initial commit, then runs the task's own tests (restored from that commit, so
-editing them does not help) for the environment's reward.
+against the initial commit, then runs the task's check for the environment's reward: its hidden
+copy of the tests, which the agent never sees, in a clean interpreter that loads no conftest.py,
+ini file or plugin from the repository (`checks.hidden_tests`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 from backend.domains.base import PromptContext
 from backend.domains.tools import parse_tool_call, validate_tool_call
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
+from backend.envs.live.checks import run_check
 from backend.envs.live.host import missing_sandbox, version
-from backend.envs.live.repos import TEST_COMMAND, TaskRepo, commit_repo, task_repos
+from backend.envs.live.repos import TaskRepo, commit_repo, task_repos
 from backend.envs.live.runtime import python_executable
 from backend.envs.live.sandbox import RunResult, Sandbox
 from backend.errors import LiveEnvironmentError, UnknownNameError
@@ -101,7 +103,6 @@ class SweEnvironment:
         self.config = config
         self._sandbox: Sandbox | None = None
         self._repo: TaskRepo | None = None
-        self._base = ""
         self._tools: dict[str, Callable[[dict[str, Any]], LiveStep]] = {
             "bash": self._bash,
             "str_replace_editor": self._edit,
@@ -122,7 +123,7 @@ class SweEnvironment:
     @property
     def task(self) -> LiveTask | None:
         """The task repository in use (None before the first start)."""
-        return self._repo.task if self._repo is not None else None
+        return self._repo.checked_at(WORKSPACE) if self._repo is not None else None
 
     def start(self, task: str | None = None) -> str:
         """Copy the task repository into a fresh sandbox and commit it; returns its listing."""
@@ -136,7 +137,7 @@ class SweEnvironment:
         try:
             testbed = sandbox.private_dir("testbed")
             sandbox.private_dir("editor")
-            self._base = commit_repo(
+            commit_repo(
                 sandbox,
                 name,
                 testbed,
@@ -213,14 +214,21 @@ class SweEnvironment:
 
     def _submit(self, arguments: dict[str, Any]) -> LiveStep:
         diff = self._shell("git add -A && git diff --cached")
-        tests = self._shell(f"git checkout -q {self._base} -- tests && {TEST_COMMAND}")
-        passed = tests.exit_code == 0
-        info = {"tests_passed": passed, "test_output": tests.output[-4000:]}
-        return LiveStep(observation=_shown(diff), reward=float(passed), done=True, info=info)
+        task, sandbox = self.task, self._open()
+        if task is None or task.check is None or sandbox.folder is None:
+            raise LiveEnvironmentError("The swe environment is not started: start it first.")
+        result = run_check(
+            sandbox,
+            task.check,
+            timeout_s=self.config.action_timeout_s,
+            binds={sandbox.folder / "testbed": WORKSPACE},
+        )
+        info = {"tests_passed": result.passed, "test_output": result.output}
+        return LiveStep(observation=_shown(diff), reward=float(result.passed), done=True, info=info)
 
 
 def _tasks() -> list[LiveTask]:
-    return [repo.task for repo in task_repos().values()]
+    return [repo.checked_at(WORKSPACE) for repo in task_repos().values()]
 
 
 def _missing() -> str:

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING
 from backend.domains.base import PromptContext
 from backend.domains.terminal import validate
 from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
+from backend.envs.live.checks import run_check
 from backend.envs.live.host import HOST_PATH, missing_sandbox, require, version
 from backend.envs.live.procs import stop_trees
-from backend.envs.live.repos import commit_repo
-from backend.envs.live.sandbox import HOME, Sandbox
+from backend.envs.live.sandbox import Sandbox
+from backend.envs.live.terminal_tasks import SHELL_TASKS, ShellTask
 from backend.errors import LiveEnvironmentError, UnknownNameError
 
 if TYPE_CHECKING:
@@ -46,14 +47,6 @@ set -g remain-on-exit on
 set -g default-terminal {TERM}
 set -sg escape-time 0
 """
-TASKS = {
-    "shell": LiveTask("shell", "bash in an empty home folder"),
-    "project": LiveTask(
-        "project",
-        "bash in a home folder holding a small Python project under git (~/project)",
-        "Explore ~/project, run its tests and fix the failing one.",
-    ),
-}
 
 
 def _reason(status: str, signum: str) -> str:
@@ -92,7 +85,7 @@ class TerminalEnvironment:
         self._server: subprocess.Popen[bytes] | None = None
         self._tmux: Server | None = None
         self._pane = ""
-        self._task = TASKS["shell"]
+        self._task: ShellTask = SHELL_TASKS["shell"]
         self._ended = ""
 
     @property
@@ -105,31 +98,24 @@ class TerminalEnvironment:
     @property
     def task(self) -> LiveTask:
         """The task the shell started from."""
-        return self._task
+        return self._task.task
 
     def start(self, task: str | None = None) -> str:
-        """Start a fresh shell (task `shell` or `project`); returns the first screen."""
+        """Start a fresh shell at a task's start (default `shell`); returns the first screen."""
         name = task or "shell"
-        if name not in TASKS:
-            raise UnknownNameError(f"Unknown terminal task {name!r}. Valid: {', '.join(TASKS)}.")
+        if name not in SHELL_TASKS:
+            valid = ", ".join(SHELL_TASKS)
+            raise UnknownNameError(f"Unknown terminal task {name!r}. Valid: {valid}.")
         self.close()
-        self._task, self._ended = TASKS[name], ""
+        self._task, self._ended = SHELL_TASKS[name], ""
         sandbox = self._sandbox = Sandbox(self.config).open()
         try:
-            if name == "project":
-                self._prepare_project(sandbox)
+            self._task.prepare(sandbox, self.config.action_timeout_s)
             self._start_tmux(sandbox)
             return self._wait_for_prompt()
         except BaseException:
             self.close()
             raise
-
-    def _prepare_project(self, sandbox: Sandbox) -> None:
-        project = sandbox.home / "project"
-        project.mkdir(mode=0o755)
-        os.chown(project, sandbox.uid, sandbox.uid)
-        inside = f"{HOME}/project"
-        commit_repo(sandbox, "wordfreq", project, inside, timeout_s=self.config.action_timeout_s)
 
     def _start_tmux(self, sandbox: Sandbox) -> None:
         assert sandbox.folder is not None
@@ -240,7 +226,9 @@ class TerminalEnvironment:
         """Send each keystroke batch, wait its duration (capped), return the screen.
 
         An empty list confirms completion (`done`). If the shell ends during the action, the
-        step carries the last screen with `done` and the reason in `info["ended"]`.
+        step carries the last screen with `done` and the reason in `info["ended"]`. At the end
+        of a task with a check, the check runs: its outcome is the reward (1 or 0) and
+        `info["check"]`.
 
         Raises:
             BadActionError: not a terminal action.
@@ -263,11 +251,22 @@ class TerminalEnvironment:
         info: dict[str, object] = {"waited_s": round(waited, 3)}
         if self._ended:
             info["ended"] = self._ended
-        return LiveStep(observation=screen, done=bool(self._ended) or not commands, info=info)
+        done = bool(self._ended) or not commands
+        reward = self._checked(info) if done else None
+        return LiveStep(observation=screen, reward=reward, done=done, info=info)
+
+    def _checked(self, info: dict[str, object]) -> float | None:
+        """Run the task's check (None without one), noting its outcome in `info`."""
+        check = self._task.task.check
+        if check is None or self._sandbox is None:
+            return None
+        result = run_check(self._sandbox, check, timeout_s=self.config.action_timeout_s)
+        info["check"] = {"passed": result.passed, "output": result.output}
+        return float(result.passed)
 
     def prompt_context(self) -> PromptContext:
         """The task text (terminal prompts carry no tool definitions)."""
-        return PromptContext(task=self._task.goal or None)
+        return PromptContext(task=self._task.task.goal or None)
 
     def _stop_shell(self) -> None:
         """Kill the shell's namespace and see tmux reap the pane's process before tmux goes.
@@ -303,7 +302,7 @@ class TerminalEnvironment:
 
 
 def _tasks() -> list[LiveTask]:
-    return list(TASKS.values())
+    return [task.task for task in SHELL_TASKS.values()]
 
 
 def _missing() -> str:

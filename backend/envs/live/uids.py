@@ -1,8 +1,11 @@
 """The pool of host uids that sandboxes drop to: one uid per live sandbox, across processes.
 
-A uid is held with an exclusive `flock` on its lock file, so two app processes on one machine
-never share a uid, and a crashed process releases its uids with its file descriptors. A uid that
-still has processes (a crash left them) or that belongs to a real account is skipped.
+A uid is held with an exclusive `flock` on its lock file in ONE folder for the whole machine
+(`LOCK_DIR`), so no two app processes share a uid, whatever their data directories: with a lock
+folder per data directory, a second instance took a uid the first was using and, taking its
+processes for a crash's leftovers, killed them. A crashed process releases its uids with its
+file descriptors; a free uid that still has processes was left by one, and they are stopped. A
+uid that belongs to a real account, or whose leftovers will not die, is skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +19,9 @@ from pathlib import Path
 
 from backend.envs.live.procs import processes, stop_uid
 from backend.errors import LiveEnvironmentError
+
+LOCK_DIR = Path("/run/awp-live-uids")
+"""The machine's one folder of uid lock files (root only)."""
 
 
 @dataclass
@@ -40,15 +46,17 @@ def _account(uid: int) -> bool:
     return True
 
 
-def lease_uid(lock_dir: Path, base: int, count: int, reclaim: Callable[[int], None]) -> UidLease:
+def lease_uid(
+    base: int, count: int, reclaim: Callable[[int], None], lock_dir: Path = LOCK_DIR
+) -> UidLease:
     """Hold the first free uid of `[base, base + count)`.
 
     Args:
-        lock_dir: a root-only folder for the lock files.
         base: first uid of the pool.
         count: pool size.
         reclaim: called with a freshly held uid before use, to remove what a crashed holder
             left (its scratch folder and mounts).
+        lock_dir: the root-only folder of the lock files, shared by every process.
 
     Raises:
         LiveEnvironmentError: every uid of the pool is in use.

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from backend.domains.base import PromptContext
-from backend.envs.live.base import LIVE, LiveConfig, LiveKind, LiveStep, LiveTask
+from backend.envs.live.base import LIVE, Check, LiveConfig, LiveKind, LiveStep, LiveTask
 from backend.envs.live.browser import (
     SandboxedChromium,
     browser_missing,
@@ -41,6 +41,9 @@ INSTALL = (
     "(as scripts/setup.sh does)"
 )
 _PACKAGES = ("browsergym-core", "browsergym-miniwob", "miniwob", "playwright")
+MINIWOB_CHECK = Check(
+    "MiniWoB's own validation of the page (its reward); goto may not leave the task's pages"
+)
 
 
 def miniwob_pages() -> Path | None:
@@ -71,7 +74,10 @@ def web_tasks() -> list[LiveTask]:
     pages = miniwob_pages()
     if pages is None or web_missing():
         return []
-    return [LiveTask(name, _title(pages, task)) for name, task in _task_classes().items()]
+    return [
+        LiveTask(name, _title(pages, task), check=MINIWOB_CHECK)
+        for name, task in _task_classes().items()
+    ]
 
 
 def web_missing() -> str:
@@ -146,7 +152,9 @@ class WebEnvironment:
             return episode, episode.observe()
 
         self._episode, observation = self._browser.run(begin, START_TIMEOUT_S)
-        self._task = LiveTask(f"{name}@{seed}", _title(pages, task_class), self._episode.goal)
+        self._task = LiveTask(
+            f"{name}@{seed}", _title(pages, task_class), self._episode.goal, MINIWOB_CHECK
+        )
         return observation
 
     def _new_browser(self) -> SandboxedChromium:

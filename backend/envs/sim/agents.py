@@ -21,14 +21,6 @@ from backend.errors import BadInputError
 from backend.parsing import strip_thinking
 from backend.types import ChatMessage, ChatRequest, SamplingParams, Turn
 
-FINISH_HINTS = {
-    "terminal": "When the task is complete, send the empty action [] to confirm.",
-    "swe": 'When done, call {"name": "submit", "arguments": {}}.',
-    "web": "When done, call send_msg_to_user('...') with your answer, or report_infeasible('...').",
-    "os": "When done, answer DONE alone (or FAIL if the task cannot be done).",
-    "android": 'When done, send {"action_type": "status", "goal_status": "complete"}.',
-}
-
 AGENT_SYSTEM = """You are an agent operating a {title} environment to accomplish a task.
 Task: {task}
 
@@ -87,7 +79,7 @@ def agent_messages(view: AgentView) -> list[ChatMessage]:
         task=view.spec.task or "(none given: explore and act sensibly)",
         action_help=domain.action_help,
         example=domain.example_action,
-        finish=FINISH_HINTS.get(domain.name, ""),
+        finish=domain.finish.hint if domain.finish is not None else "",
     )
     parts = [f"## Latest observation\n{view.observation or '(empty)'}"]
     used = len(parts[0])

@@ -4,7 +4,8 @@
   metric of the observation the agent saw against the real one, for imitation-style episodes;
 - `task_judge`: an engine reads the task and the episode so far and says whether the task is
   done and succeeded (our own prompt below); its verdict and reasoning are stored as a score;
-- `live`: the live environment's own reward (MiniWoB tasks give one) and its end of episode.
+- `live`: the live environment's own reward (its task's success check, MiniWoB's validation
+  for web) and its end of episode.
 
 Every reward model assesses a batch of steps at once, so a vector environment's judge is one
 engine call per step over all its sub-environments.
@@ -38,6 +39,7 @@ class StepView:
         scores: the step's metrics against the real observation, headline first (none unknown).
         live_reward: the live environment's reward for the step, where it gives one.
         live_done: the live environment ended the episode.
+        last: the step is the last the episode allows (it is truncated after it).
     """
 
     domain: str
@@ -46,6 +48,7 @@ class StepView:
     scores: Sequence[MetricResult] = ()
     live_reward: float | None = None
     live_done: bool = False
+    last: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,10 +94,15 @@ REWARDS: Registry[RewardFactory] = Registry("reward")
 
 
 class ReferenceReward:
-    """The headline metric of each step against its real observation (0 when none is known)."""
+    """The headline metric of each step against its real observation (0 when none is known).
+
+    Version 2 follows the version-2 headlines, which pay no junk output (empty, prose, a
+    truncated, garbled or huge copy of the old state) more than repeating the old state; the
+    metric's own version rides in the details.
+    """
 
     name = "reference"
-    version = "1"
+    version = "2"
 
     def assess(self, steps: Sequence[StepView]) -> list[Verdict]:
         """The first (headline) score of every step."""
@@ -105,14 +113,21 @@ def _reference(step: StepView) -> Verdict:
     if not step.scores:
         return Verdict(0.0, details={"metric": None})
     headline = step.scores[0]
-    return Verdict(headline.value, details={"metric": headline.name})
+    return Verdict(
+        headline.value, details={"metric": headline.name, "metric_version": headline.version}
+    )
 
 
 class LiveReward:
-    """The live environment's own reward; success is a positive reward at its end."""
+    """The live environment's own reward (its task's check); success is a positive one at the end.
+
+    Version 2: on the last step an episode allows, a reward the live environment did report
+    (an mcp task's check, which runs after every call) decides success too, so an episode that
+    runs out of steps unsolved is a failure, not unknown; without such a reward it stays unknown.
+    """
 
     name = "live"
-    version = "1"
+    version = "2"
 
     def assess(self, steps: Sequence[StepView]) -> list[Verdict]:
         """The live reward (0 without one) and the live end of the episode."""
@@ -120,10 +135,14 @@ class LiveReward:
             Verdict(
                 step.live_reward or 0.0,
                 done=step.live_done,
-                success=(step.live_reward or 0.0) > 0 if step.live_done else None,
+                success=(step.live_reward or 0.0) > 0 if _ends_checked(step) else None,
             )
             for step in steps
         ]
+
+
+def _ends_checked(step: StepView) -> bool:
+    return step.live_done or (step.last and step.live_reward is not None)
 
 
 JUDGE_SYSTEM = """You are the referee of an agent working in a computer environment ({domain}).

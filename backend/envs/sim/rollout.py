@@ -20,9 +20,10 @@ from backend.envs.sim.report import EpisodeRow, StepRow
 from backend.envs.sim.rewards import RewardModel
 from backend.envs.sim.world import WorldEnv, step_all
 from backend.errors import BadInputError
-from backend.recording import Recorder
-from backend.scoring import headline_metric, score_observation
+from backend.recording import Recorder, TrajectorySink
+from backend.scoring import headline_metric
 from backend.simulate import Simulator
+from backend.stepping import compare
 from backend.types import Turn
 
 
@@ -69,12 +70,14 @@ class RolloutRunner:
         reward: the reward model of every episode.
         options: backing, limits, recording of each episode's environment.
         recorder: where episodes are stored (None: not stored).
+        trajectories: where live, shadow and sim-to-real episodes keep their live trajectory.
     """
 
     simulator: Simulator
     reward: RewardModel
     options: EnvOptions
     recorder: Recorder | None = None
+    trajectories: TrajectorySink | None = None
 
     def run(
         self,
@@ -109,9 +112,8 @@ class RolloutRunner:
     def _run_batch(self, agent: Agent, batch: list[tuple[int, EpisodeSpec]]) -> list[EpisodeRow]:
         running = []
         for number, spec in batch:
-            env = WorldEnv(
-                self.simulator, self.reward, self._options_for(agent, spec), self.recorder
-            )
+            options = self._options_for(agent, spec)
+            env = WorldEnv(self.simulator, self.reward, options, self.recorder, self.trajectories)
             observation, _ = env.reset(spec)
             running.append(_Running(number, spec, env, observation, [], []))
         active = list(running)
@@ -177,7 +179,7 @@ class RolloutRunner:
 
     def _live_env(self) -> WorldEnv:
         options = replace(self.options, backing="live", max_steps=10**6)
-        return WorldEnv(self.simulator, self.reward, options, self.recorder)
+        return WorldEnv(self.simulator, self.reward, options, self.recorder, self.trajectories)
 
     def _with_live_start(self, spec: EpisodeSpec) -> EpisodeSpec:
         """The spec with the live environment's start state, so sim and reality start alike."""
@@ -204,10 +206,10 @@ class RolloutRunner:
                     continue
                 result = live.step(step.action)
                 real = result.observation
-                scores = score_observation(row.domain, step.observation, real, previous)
-                agreement = next(s.value for s in scores if s.name == headline_metric(row.domain))
+                agreement = compare(row.domain, step.observation, real, previous).headline
+                divergence = None if agreement is None else 1 - agreement
                 steps.append(
-                    step.model_copy(update={"divergence": 1 - agreement, "real_observation": real})
+                    step.model_copy(update={"divergence": divergence, "real_observation": real})
                 )
                 previous = real
         finally:

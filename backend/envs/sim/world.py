@@ -1,10 +1,11 @@
 """The world-model environment: episodes whose next observation the world model predicts.
 
 Every step goes through the one step path: the action is checked by `backend.simulate.canonical`,
-predicted by `Simulator.step_batch` and scored and stored by `backend.stepping.record_prediction`
-(one stored session per episode, kind `rollout`, unless recording is off). `step_all` steps
-many environments with ONE engine call, which is what the vector environment and the rollout
-runner use; `WorldEnv.step` is that call for one.
+predicted and scored by the batched `backend.stepping.step_batch` and stored by
+`backend.stepping.record_prediction` (one stored session per episode, kind `rollout`, unless
+recording is off). `step_all` steps many environments with ONE engine call, which is what the
+vector environment and the rollout runner use; `WorldEnv.step` is that call for one. A live or
+shadow episode also keeps its live trajectory as ground truth, like every other live run.
 
 Three backings, one interface:
 - `sim`: the world model answers; the agent sees the prediction;
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from backend.domains.base import get_domain
 from backend.envs.live.run import LiveRun
 from backend.envs.sim.episode import (
     INVALID_PREFIX,
@@ -31,19 +33,34 @@ from backend.envs.sim.episode import (
     EpisodeSpec,
     StepResult,
 )
-from backend.envs.sim.finish import is_finish
 from backend.envs.sim.rewards import RewardModel, StepView, Verdict
 from backend.errors import BadActionError
-from backend.recording import NewSession, Recorder, StepInput, StoredScore
-from backend.scoring import MetricResult
+from backend.grounding.transitions import own_recording
+from backend.recording import (
+    NewSession,
+    Recorder,
+    SessionTarget,
+    StepInput,
+    StepRecord,
+    StoredScore,
+    TrajectorySink,
+)
 from backend.simulate import Simulator, canonical
-from backend.stepping import observed, record_prediction, score
+from backend.stepping import Sample, Scores, observed, record_steps, step_batch, step_input
 from backend.types import (
     Prediction,
     PromptContext,
     SimRequest,
     Turn,
 )
+
+
+@dataclass(frozen=True)
+class Completed:
+    """A finished step: what the agent gets back, and what to store (None: nothing)."""
+
+    result: StepResult
+    item: tuple[SessionTarget, StepInput] | None = None
 
 
 @dataclass
@@ -65,6 +82,8 @@ class WorldEnv:
         reward: the episode's reward model.
         options: backing, limits, recording.
         recorder: where episodes are stored (None: not stored).
+        trajectories: where live and shadow episodes keep their live trajectory, the ground
+            truth other runs compare with (None, or recording off: not kept).
     """
 
     def __init__(
@@ -73,11 +92,13 @@ class WorldEnv:
         reward: RewardModel,
         options: EnvOptions,
         recorder: Recorder | None = None,
+        trajectories: TrajectorySink | None = None,
     ) -> None:
         self.simulator = simulator
         self.reward = reward
         self.options = options
         self.recorder = recorder if options.record else None
+        self.trajectories = trajectories if options.record else None
         self.spec: EpisodeSpec | None = None
         self.context = PromptContext()
         self.initial_state: str | None = None
@@ -111,6 +132,7 @@ class WorldEnv:
             self.context = live_context.model_copy(update={"task": spec.task or live_context.task})
         self.turns, self.shown, self.steps = [], [], 0
         self.session_id, self.done = None, False
+        self._keep_live()
         return self.initial_state or "", {"domain": spec.domain, "task": self.context.task or ""}
 
     def step(self, action: str) -> StepResult:
@@ -137,6 +159,7 @@ class WorldEnv:
             history_mode=self.options.history_mode,
             params=self.options.params,
             reference=self._recorded_reference(),
+            grounding_exclude=self._own_recordings(),
         )
         try:
             request = canonical(request)
@@ -152,35 +175,38 @@ class WorldEnv:
         """Whether the world model predicts this step (sim and shadow, valid actions)."""
         return pending.request is not None and self.options.backing != "live"
 
-    def view(
-        self, pending: PendingStep, prediction: Prediction | None
-    ) -> tuple[StepView, list[MetricResult]]:
-        """The finished step as the reward model sees it, and its scores."""
+    def view(self, pending: PendingStep, sample: Sample | None) -> StepView:
+        """The finished step as the reward model sees it."""
         request = pending.request
         if request is None:
-            return StepView(self.domain, self.context.task or "", self.shown), []
-        scores = score(request, prediction) if prediction is not None else []
+            return StepView(self.domain, self.context.task or "", self.shown)
+        prediction = sample.prediction if sample is not None else None
         seen = self._seen(request, prediction)
         turns = [*self.shown, Turn(action=request.action, observation=seen)]
-        view = StepView(
+        return StepView(
             self.domain,
             self.context.task or "",
             turns,
-            scores,
+            sample.scores.results if sample is not None else [],
             pending.live_reward,
             pending.live_done,
+            last=self.steps + 1 >= self.options.max_steps,
         )
-        return view, scores
 
     def complete(
         self,
         pending: PendingStep,
-        prediction: Prediction | None,
+        sample: Sample | None,
         view: StepView,
-        scores: list[MetricResult],
         verdict: Verdict | None,
-    ) -> StepResult:
-        """Store the step, advance the episode and say what the agent gets back."""
+    ) -> Completed:
+        """Advance the episode, say what the agent gets back and what to store.
+
+        Storing is left to the caller (`step_all` stores every environment's step in one
+        transaction), which then calls `stored` with where the step went.
+        """
+        prediction = sample.prediction if sample is not None else None
+        scores = sample.scores if sample is not None else Scores(self.domain)
         self.steps += 1
         truncated = self.steps >= self.options.max_steps
         request = pending.request
@@ -188,7 +214,8 @@ class WorldEnv:
             self.done = truncated
             message = INVALID_PREFIX + pending.error
             refused = {"validation_error": pending.error, "action": pending.action}
-            return StepResult(message, -self.options.invalid_penalty, False, truncated, refused)
+            result = StepResult(message, -self.options.invalid_penalty, False, truncated, refused)
+            return Completed(result)
         if verdict is None:
             raise RuntimeError("a valid step is always assessed")
         seen = self._seen(request, prediction)
@@ -201,26 +228,40 @@ class WorldEnv:
             )
         )
         self.shown = list(view.turns)
-        info = self._store(request, prediction, scores, verdict)
-        terminated = is_finish(self.domain, request.action) or verdict.done
+        info, item = self._store(request, prediction, scores, verdict)
+        finished = get_domain(self.domain).is_finish(request.action)
+        terminated = finished or verdict.done
         self.done = terminated or truncated
         info["action"] = request.action
         info["verdict"] = verdict.details
         info["success"] = verdict.success
-        info["finish_action"] = is_finish(self.domain, request.action)
-        info["scores"] = {result.name: result.value for result in scores}
+        info["finish_action"] = finished
+        info["scores"] = {result.name: result.value for result in scores.results}
         info["reference"] = request.reference
         if prediction is not None:
             info["predicted_observation"] = prediction.observation
-        return StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
+        result = StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
+        return Completed(result, item)
+
+    def stored(self, completed: Completed, record: StepRecord | None) -> None:
+        """Note where the step was stored (None: it was not) and keep the live trajectory."""
+        if record is None:
+            return
+        self.session_id = record.session_id
+        completed.result.info.update(session_id=record.session_id, step_id=record.step_id)
+        self._keep_live()
 
     def _store(
         self,
         request: SimRequest,
         prediction: Prediction | None,
-        scores: list[MetricResult],
+        scores: Scores,
         verdict: Verdict,
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], tuple[SessionTarget, StepInput] | None]:
+        """The step's info, and what to store (None when recording is off).
+
+        The reward is stored as a `reward.<name>` score of the prediction, with its metrics.
+        """
         info: dict[str, Any] = {}
         if prediction is not None:
             info.update(
@@ -230,29 +271,31 @@ class WorldEnv:
                 completion_tokens=prediction.completion_tokens,
                 latency_s=prediction.latency_s,
                 finish_reason=prediction.finish_reason,
+                grounded_by=prediction.grounded_by,
             )
         if self.recorder is None:
-            return info
+            return info, None
         target = self.session_id or NewSession.for_request(
-            request, SESSION_KIND, **self._engine_names()
+            request, SESSION_KIND, **self._engine_names(), **self._base()
         )
-        if prediction is None:
-            step = StepInput(request.action, request.reference, request.reference_origin)
-            record = self.recorder.record(target, step)
-            self.session_id = record.session_id
-            info.update(session_id=record.session_id, step_id=record.step_id)
-            return info
-        outcome = record_prediction(self.recorder, target, request, prediction, scores=scores)
-        self.session_id = outcome.session_id
-        stored = StoredScore(
+        reward = StoredScore(
             f"reward.{self.reward.name}",
             self.reward.version,
             verdict.reward,
             {**verdict.details, "done": verdict.done, "success": verdict.success},
         )
-        self.recorder.add_scores(outcome.prediction_id, [stored])
-        info.update(session_id=outcome.session_id, step_id=outcome.step_id)
-        return info
+        return info, (target, step_input(request, prediction, scores, [reward]))
+
+    def _keep_live(self) -> None:
+        """Store the live run's trajectory as it now stands (live and shadow episodes)."""
+        if self.trajectories is not None and self.live is not None:
+            self.trajectories.upsert(self.live.trajectory())
+
+    def _base(self) -> dict[str, str]:
+        """A live or shadow episode's session starts from its live trajectory."""
+        if self.trajectories is None or self.live is None:
+            return {}
+        return {"base_trajectory_id": self.live.trajectory_id}
 
     def _engine_names(self) -> dict[str, str]:
         """A live episode has no prediction to name its engine: it names the environment."""
@@ -265,6 +308,14 @@ class WorldEnv:
         if self.options.backing != "sim":
             return request.reference or ""
         return prediction.observation if prediction is not None else ""
+
+    def _own_recordings(self) -> tuple[str, ...]:
+        """The recordings grounding must not show this episode: the one it follows, its live one."""
+        spec = self._spec()
+        return own_recording(
+            spec.trajectory.id if spec.trajectory is not None else None,
+            self.live.trajectory_id if self.live is not None else None,
+        )
 
     def _recorded_reference(self) -> str | None:
         spec = self._spec()
@@ -301,15 +352,17 @@ def step_all(envs: Sequence[WorldEnv], actions: Sequence[str]) -> list[StepResul
     asked = [
         i for i, (env, p) in enumerate(zip(envs, pendings, strict=True)) if env.needs_prediction(p)
     ]
-    predictions: list[Prediction | None] = [None] * len(envs)
+    samples: list[Sample | None] = [None] * len(envs)
     if asked:
-        simulator = envs[asked[0]].simulator
         requests = [pendings[i].request for i in asked]
-        made = simulator.step_batch([request for request in requests if request is not None])
-        for i, prediction in zip(asked, made, strict=True):
-            predictions[i] = prediction
+        made = step_batch(envs[asked[0]].simulator, [r for r in requests if r is not None])
+        for i, (sample,) in zip(asked, made, strict=True):
+            if sample.error is not None:
+                raise sample.error  # an episode cannot go on without its world's answer
+            samples[i] = sample
     views = [
-        env.view(p, predictions[i]) for i, (env, p) in enumerate(zip(envs, pendings, strict=True))
+        env.view(pending, samples[i])
+        for i, (env, pending) in enumerate(zip(envs, pendings, strict=True))
     ]
     verdicts: list[Verdict | None] = [None] * len(envs)
     models: dict[int, list[int]] = {}
@@ -317,10 +370,24 @@ def step_all(envs: Sequence[WorldEnv], actions: Sequence[str]) -> list[StepResul
         if pending.request is not None:
             models.setdefault(id(env.reward), []).append(i)
     for indices in models.values():
-        assessed = envs[indices[0]].reward.assess([views[i][0] for i in indices])
+        assessed = envs[indices[0]].reward.assess([views[i] for i in indices])
         for i, verdict in zip(indices, assessed, strict=True):
             verdicts[i] = verdict
-    return [
-        env.complete(pending, predictions[i], views[i][0], views[i][1], verdicts[i])
+    completed = [
+        env.complete(pending, samples[i], views[i], verdicts[i])
         for i, (env, pending) in enumerate(zip(envs, pendings, strict=True))
     ]
+    records: list[StepRecord | None] = [None] * len(envs)
+    recorders: dict[int, list[int]] = {}
+    for i, (env, done) in enumerate(zip(envs, completed, strict=True)):
+        if env.recorder is not None and done.item is not None:
+            recorders.setdefault(id(env.recorder), []).append(i)
+    for indices in recorders.values():
+        items = [item for i in indices if (item := completed[i].item) is not None]
+        recorder = envs[indices[0]].recorder
+        if recorder is not None:
+            for i, stored in zip(indices, record_steps(recorder, items), strict=True):
+                records[i] = stored
+    for env, done, where in zip(envs, completed, records, strict=True):
+        env.stored(done, where)
+    return [done.result for done in completed]

@@ -1,0 +1,111 @@
+"""Agent trajectories in the field's formats, imported as real trajectories.
+
+Each format reads a file into `Trajectory`s (`TRAJECTORY_FORMATS`, a registry the contract test
+walks): Harbor's ATIF, Inspect AI eval logs, and OpenTelemetry GenAI spans. A record that cannot
+be read is refused with its place in the file and what is wrong, and nothing of a file with a
+bad record is stored. The domain of an imported trajectory follows from its tools
+(`domain_for_tools`) unless the caller names one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from backend.registry import Registry
+from backend.types import Trajectory
+
+SWE_TOOLS = frozenset(
+    {
+        "bash",
+        "bash_session",
+        "execute_bash",
+        "python",
+        "shell",
+        "str_replace_editor",
+        "text_editor",
+        "submit",
+        "run_command",
+    }
+)
+"""Tools of coding agents (SWE-agent, OpenHands, Inspect's bash/python/text_editor)."""
+SEARCH_TOOLS = frozenset({"web_search", "web_extractor", "search", "google_search", "memory"})
+"""Tools of deep-research agents (the search domain's own)."""
+IMPORTED_LICENCE = "as the source file's"
+"""Licence recorded for imported trajectories: the importer cannot know it."""
+
+
+def domain_for_tools(names: Iterable[str]) -> str:
+    """The domain a trajectory's tool calls belong to: swe, search, else mcp (any tool)."""
+    used = {name for name in names if name}
+    if used and used <= SWE_TOOLS:
+        return "swe"
+    if used and used <= SEARCH_TOOLS:
+        return "search"
+    return "mcp"
+
+
+def domain_of_calls(names: Iterable[str]) -> str:
+    """The domain of a trajectory's calls: a domain's own name, else its tools' domain.
+
+    ATIF written here names a terminal or web action after its domain, so a trajectory whose
+    calls all carry one domain's name is that domain's.
+    """
+    from backend.domains import BUILTIN
+
+    distinct = set(names)
+    if len(distinct) == 1:
+        (only,) = distinct
+        if only in BUILTIN and only not in ("mcp", "swe", "search"):
+            return only
+    return domain_for_tools(distinct)
+
+
+Reader = Callable[[Path, str | None], list[Trajectory]]
+"""(file, domain or None to infer) -> trajectories; raises BadInputError naming bad records."""
+
+
+@dataclass(frozen=True)
+class TrajectoryFormat:
+    """A registered trajectory file format.
+
+    Attributes:
+        name: the `awp import` subcommand and `--format` value.
+        read: the reader.
+        suffixes: the file name endings it reads.
+        description: one line for help texts.
+    """
+
+    name: str
+    read: Reader
+    suffixes: tuple[str, ...]
+    description: str
+
+
+def _formats() -> Registry[TrajectoryFormat]:
+    from backend.data.formats import atif, inspect_log, otel
+
+    registry: Registry[TrajectoryFormat] = Registry("trajectory format")
+    for fmt in (
+        TrajectoryFormat(
+            "atif", atif.read, (".json", ".jsonl"), "Harbor's Agent Trajectory Interchange Format."
+        ),
+        TrajectoryFormat(
+            "inspect",
+            inspect_log.read,
+            (".eval", ".json"),
+            "Inspect AI eval logs: each sample's tool calls and results.",
+        ),
+        TrajectoryFormat(
+            "otel",
+            otel.read,
+            (".jsonl",),
+            "OpenTelemetry GenAI spans (JSONL, one span a line): each trace's execute_tool spans.",
+        ),
+    ):
+        registry.register(fmt.name, fmt)
+    return registry
+
+
+TRAJECTORY_FORMATS = _formats()

@@ -1,0 +1,162 @@
+"""The one rollout service: what `awp rollout` and the Rollouts page both run.
+
+Both edges describe a rollout as a `RolloutPlan` and hand in the services they hold as
+`RolloutParts`, so the reward model, the sampling, the batch size and the agent's budget are the
+same wherever a rollout starts, unless the caller says otherwise. Recording the run is the
+edges' storage wrapper (`storage.rollout_runs`); this module never sees the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from backend.engines.base import Engine, engine_spec
+from backend.envs.live.base import LiveConfig
+from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
+from backend.envs.sim.defaults import (
+    AGENT_MAX_NEW_TOKENS,
+    DEFAULT_BATCH,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_REWARD,
+    REPLAY,
+)
+from backend.envs.sim.episode import Backing, EnvOptions
+from backend.envs.sim.report import EpisodeRow, Summary, summarize
+from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
+from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
+from backend.envs.sim.tasks import episode_specs
+from backend.errors import BadInputError
+from backend.recording import Recorder, TrajectorySink
+from backend.simulate import Simulator
+from backend.types import HistoryMode, SamplingParams
+
+EngineMaker = Callable[[str, str | None], Engine]
+"""(engine name, model or None for the configured one) -> a (cached) engine."""
+
+
+@dataclass(frozen=True)
+class RolloutPlan:
+    """What a rollout runs.
+
+    Attributes:
+        domains: the domains, each run `episodes` times.
+        agent: `replay` (the recordings' actions) or ENGINE[:MODEL].
+        episodes: episodes per domain.
+        tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
+        backing: sim, live or shadow.
+        max_steps: steps before truncation.
+        reward: the reward model's registered name.
+        judge: the task judge's engine (None: the world model's).
+        batch: episodes stepped together.
+        sim_to_real: replay each simulated episode live afterwards.
+        agent_max_new_tokens: the agent's completion budget.
+    """
+
+    domains: tuple[str, ...]
+    agent: str
+    episodes: int = 1
+    tasks: str = "bundled"
+    backing: Backing = "sim"
+    max_steps: int = DEFAULT_MAX_STEPS
+    reward: str = DEFAULT_REWARD
+    judge: str | None = None
+    batch: int = DEFAULT_BATCH
+    sim_to_real: bool = False
+    agent_max_new_tokens: int = AGENT_MAX_NEW_TOKENS
+
+    @property
+    def total(self) -> int:
+        """Episodes in all."""
+        return self.episodes * len(self.domains)
+
+
+@dataclass(frozen=True)
+class RolloutParts:
+    """The services a rollout runs on, from the edge's context.
+
+    Attributes:
+        world: the world model.
+        engines: builds the agent's and the judge's engines.
+        params: the world model's sampling (the agent's too, with its own budget).
+        history_mode: what the world model sees of the episode so far.
+        live_config: limits of live environments (None: none on this server).
+        recorder: where episodes are stored as sessions (None: not stored).
+        trajectories: where live, shadow and sim-to-real episodes keep their live trajectory
+            (None: not kept).
+    """
+
+    world: Simulator
+    engines: EngineMaker
+    params: SamplingParams
+    history_mode: HistoryMode
+    live_config: LiveConfig | None
+    recorder: Recorder | None
+    trajectories: TrajectorySink | None
+
+
+@dataclass(frozen=True)
+class RolloutOutcome:
+    """Every episode (`rollouts.jsonl` rows) and the run's summary (`summary.json`)."""
+
+    rows: list[EpisodeRow]
+    summary: Summary
+
+
+def world_name(world: Simulator) -> str:
+    """The world model as summaries and run records name it: ENGINE:MODEL."""
+    return f"{world.engine.name}:{world.engine.model}"
+
+
+def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent:
+    """The agent called `name`: `replay`, or ENGINE[:MODEL] acting with `params`.
+
+    Raises:
+        BadInputError: a baseline engine, which only copies or looks up states.
+        UnknownNameError: no such engine.
+    """
+    if name == REPLAY:
+        return ReplayAgent()
+    engine, _, model = name.partition(":")
+    if engine_spec(engine).baseline:
+        raise BadInputError("A baseline cannot act as an agent: pick replay or a model.")
+    return EngineAgent(engines(engine, model or None), params)
+
+
+def make_reward(plan: RolloutPlan, parts: RolloutParts) -> RewardModel:
+    """The plan's reward model; a task judge runs on `plan.judge`, else on the world model."""
+    judge = parts.engines(plan.judge, None) if plan.judge else parts.world.engine
+    return build_reward(plan.reward, RewardOptions(judge=judge))
+
+
+def run_rollouts(
+    plan: RolloutPlan,
+    parts: RolloutParts,
+    progress: Callable[[EpisodeRow], None] = lambda row: None,
+) -> RolloutOutcome:
+    """Run the plan's episodes, domain after domain; `progress` hears of each one finished.
+
+    Raises:
+        BadInputError: an unknown backing, agent or tasks source, or no episode starts.
+        UnknownNameError: an unknown engine or reward model.
+        LiveEnvironmentError: a live environment failed.
+    """
+    reward = make_reward(plan, parts)
+    options = EnvOptions(
+        backing=plan.backing,
+        max_steps=plan.max_steps,
+        record=parts.recorder is not None,
+        params=parts.params,
+        history_mode=parts.history_mode,
+        live_config=parts.live_config,
+    )
+    runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
+    budget = {"max_new_tokens": plan.agent_max_new_tokens}
+    agent = make_agent(plan.agent, parts.engines, parts.params.model_copy(update=budget))
+    config = RolloutConfig(episodes=plan.episodes, batch=plan.batch, sim_to_real=plan.sim_to_real)
+    rows: list[EpisodeRow] = []
+    for domain in plan.domains:
+        rows += runner.run(agent, episode_specs(domain, plan.tasks), config, progress)
+    reward_name = f"{reward.name}@{reward.version}"
+    summary = summarize(rows, plan.backing, agent.name, world_name(parts.world), reward_name)
+    return RolloutOutcome(rows, summary)

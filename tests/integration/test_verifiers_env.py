@@ -1,0 +1,154 @@
+"""The world model as a verifiers environment, run by verifiers' own `vf-eval`.
+
+verifiers pins mcp==2.0.0 and openai<3, so it lives in its own venv (`.venv-verifiers`,
+`scripts/setup.sh test` makes it); the plugin (`app/hub/verifiers`) reaches `awp env serve`
+over OpenEnv's WebSocket protocol. The agent is a scripted OpenAI-compatible model that replays
+a recording's actions (streamed, as verifiers asks for them), so every step is a real
+world-model step whose reward is known: the oracle world model scores 1 per step.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from app.context import build_context
+from backend.data.bundled import load_bundled
+from tests.support.app_server import free_port
+from tests.support.fake_openai import FakeOpenAIServer, events_reply
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+VENV = Path(os.environ.get("AWP_VERIFIERS_VENV", REPO / ".venv-verifiers"))
+PLUGIN = REPO / "app" / "hub" / "verifiers"
+needs_verifiers = pytest.mark.skipif(
+    not (VENV / "bin" / "vf-eval").exists(),
+    reason=f"no verifiers venv at {VENV} (bash scripts/setup.sh test makes it)",
+)
+
+
+def streamed(text: str) -> Any:
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "agent"}
+    return events_reply(
+        [
+            {
+                **chunk,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": text},
+                        "finish_reason": None,
+                    }
+                ],
+            },
+            {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            {
+                **chunk,
+                "choices": [],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+            },
+        ]
+    )
+
+
+@pytest.fixture
+def world_server(awp_data: Path, tmp_path: Path) -> Iterator[str]:
+    """`awp env serve` with the oracle world model, two steps an episode."""
+    port = free_port()
+    command = [sys.executable, "-m", "app", "env", "serve", "--domain", "terminal"]
+    command += ["--engine", "oracle", "--max-steps", "2", "--port", str(port)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    log = (tmp_path / "serve.log").open("wb")
+    process = subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(900):
+            assert process.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+def verifiers_env() -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return {**keep, "PYTHONPATH": str(PLUGIN), "AGENT_KEY": "unused"}
+
+
+@needs_verifiers
+def test_vf_eval_runs_episodes_whose_steps_are_world_model_steps(
+    world_server: str, fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    recording = next(t for t in load_bundled() if t.domain == "terminal")
+    fake_openai.script = [streamed(turn.action) for turn in recording.turns[:2]]
+    done = subprocess.run(
+        [
+            str(VENV / "bin" / "vf-eval"),
+            "awp-world-model",
+            "--env.taskset.base-url",
+            world_server,
+            "--env.taskset.episodes",
+            "1",
+            "-m",
+            "agent",
+            "--client.base-url",
+            fake_openai.base_url,
+            "--client.api-key-var",
+            "AGENT_KEY",
+            "--no-push",
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        env=verifiers_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (traces,) = tmp_path.glob("out/*/traces.jsonl")
+    (episode,) = [json.loads(line) for line in traces.read_text().splitlines()]
+    assert episode["ok"] and not episode["errors"]
+    (trace,) = episode["traces"]
+    assert trace["rewards"]["world_model_reward"]["score"] == 2.0  # the oracle's, 1 a step
+
+    with build_context() as context:
+        (summary,) = context.sessions.list_sessions()
+        session = context.sessions.load_session(summary.id)
+    assert session.kind == "rollout"
+    assert [step.action for step in session.steps][-2:] == [t.action for t in recording.turns[:2]]
+    assert all(step.predictions for step in session.steps[-2:])
+
+
+@needs_verifiers
+def test_load_environment_builds_the_env_as_verifiers_does() -> None:
+    probe = (
+        "from awp_world_model import load_environment, AwpWorldModelEnv\n"
+        "env = load_environment(base_url='http://127.0.0.1:1', episodes=3)\n"
+        "print(type(env).__name__, len(list(env.taskset)))\n"
+    )
+    done = subprocess.run(
+        [str(VENV / "bin" / "python"), "-c", probe],
+        env=verifiers_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["AwpWorldModelEnv", "3"]

@@ -1,0 +1,155 @@
+"""The registry contract: every registered name carries every fact the code reads from it.
+
+The first test walks the real registries; the others show that the checker catches incomplete
+entries (built by hand or registered in a fresh Registry, never in the shared ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from backend.contract import (
+    domain_problems,
+    engine_problems,
+    live_problems,
+    metric_problems,
+    metric_set_problems,
+    registry_problems,
+    renderer_problems,
+    reward_problems,
+)
+from backend.domains import load_builtin_domains
+from backend.domains.base import DOMAINS, Domain, Finish, get_domain
+from backend.envs.live.base import Check, LiveKind, LiveTask
+from backend.envs.sim.rewards import RewardOptions, StepView, Verdict
+from backend.registry import Registry
+from backend.scoring.base import METRICS, Metric
+from backend.scoring.domain_sets import DOMAIN_SETS, MetricSet
+from ui.renderers import RENDERERS
+
+
+def test_every_registered_entry_has_every_fact() -> None:
+    problems = registry_problems(RENDERERS)
+    assert not problems, "Registry entries lack facts:\n" + "\n".join(problems)
+
+
+def _eighth() -> Domain:
+    """A new domain someone started: copied from terminal, with its facts half declared."""
+    return replace(
+        get_domain("terminal"),
+        name="eighth",
+        renderer="no_such_renderer",
+        finish=Finish(lambda action: action == "done", hint=""),
+        live=True,
+    )
+
+
+def test_an_incomplete_domain_is_listed_with_each_missing_fact() -> None:
+    domains: Registry[Domain] = Registry("domain")
+    domains.register("eighth", _eighth())
+    problems = domain_problems(
+        "eighth", domains.get("eighth"), metric_sets=DOMAIN_SETS, renderers=RENDERERS, live=()
+    )
+    assert problems == [
+        "domain 'eighth': renderer 'no_such_renderer' is not a registered renderer",
+        "domain 'eighth': no metric set registered under its name (DOMAIN_SETS)",
+        "domain 'eighth': a finish test without the hint that tells the agent about it",
+        "domain 'eighth': declares live=True but registers no live environment (LIVE)",
+    ]
+
+
+def test_a_domain_registered_under_another_name_or_with_a_bad_example_is_listed() -> None:
+    terminal = get_domain("terminal")
+    domain = replace(terminal, name="eighth", example_action="ls", title="", live=False)
+    problems = domain_problems(
+        "ninth", domain, metric_sets=("ninth",), renderers=RENDERERS, live=()
+    )
+    assert problems[0] == "domain 'ninth': no title"
+    assert problems[1] == "domain 'ninth': registered under another name than its own 'eighth'"
+    assert problems[2].startswith("domain 'ninth': its example action does not validate")
+    assert len(problems) == 3
+
+
+def test_an_engine_registered_as_a_bare_factory_lacks_its_capabilities() -> None:
+    engines: Registry[object] = Registry("engine")
+    engines.register("bare", lambda config: None)
+    assert engine_problems("bare", engines.get("bare")) == [
+        "engine 'bare': is a function, not an EngineSpec with capabilities"
+    ]
+
+
+def test_a_live_environment_without_a_live_domain_is_listed() -> None:
+    kind = LiveKind("search", build=lambda config: None, tasks=list, missing=str)
+    assert live_problems("os", kind, Registry("domain")) == [
+        "live environment 'os': serves domain 'search', not its registered name",
+        "live environment 'os': no domain is registered under its name",
+    ]
+
+
+def test_a_live_task_with_a_goal_but_no_check_is_listed() -> None:
+    def tasks() -> list[LiveTask]:
+        return [
+            LiveTask("free", "a start state without a goal needs no check"),
+            LiveTask("unchecked", "a goal nobody can check", "Fix the bug."),
+            LiveTask("mute", "a check that says nothing", "Fix it.", Check("", "passed(True)")),
+            LiveTask("checked", "fine", "Fix it.", Check("the tests pass", "passed(True)")),
+        ]
+
+    load_builtin_domains()
+    kind = LiveKind("terminal", build=lambda config: None, tasks=tasks, missing=str)
+    assert live_problems("terminal", kind, DOMAINS) == [
+        "live environment 'terminal': task 'unchecked' has a goal but no success check",
+        "live environment 'terminal': task 'mute' has a check without a description",
+    ]
+
+
+def test_a_metric_set_naming_an_unknown_metric_is_listed() -> None:
+    metric_set = object.__new__(MetricSet)  # skips __post_init__, as a stale set would
+    object.__setattr__(metric_set, "metrics", ("text_exact", "no_such_metric"))
+    object.__setattr__(metric_set, "headline", "change_f1")
+    assert metric_set_problems("eighth", metric_set, domains=(), metrics=METRICS) == [
+        "metric set 'eighth': no domain is registered under its name",
+        "metric set 'eighth': metric 'no_such_metric' is not registered",
+        "metric set 'eighth': headline 'change_f1' is not one of its metrics",
+    ]
+
+
+class _Unversioned:
+    name = "unversioned"
+    version = ""
+
+    def assess(self, steps: Sequence[StepView]) -> list[Verdict]:
+        return [Verdict(0.0) for _ in steps]
+
+
+def test_a_reward_without_a_version_is_listed() -> None:
+    assert reward_problems("unversioned", lambda options: _Unversioned(), RewardOptions()) == [
+        "reward 'unversioned': no version"
+    ]
+
+
+def test_a_reward_that_cannot_build_is_listed() -> None:
+    def broken(options: RewardOptions) -> _Unversioned:
+        raise ValueError("needs a judge")
+
+    assert reward_problems("broken", broken, RewardOptions()) == [
+        "reward 'broken': does not build (needs a judge)"
+    ]
+
+
+def test_a_renderer_that_fails_on_plain_text_is_listed() -> None:
+    def broken(observation: str, previous: str | None) -> str:
+        raise IndexError("no results")
+
+    assert renderer_problems("broken", broken) == [
+        "renderer 'broken': fails on a plain observation (no results)"
+    ]
+
+
+def test_a_metric_without_version_or_description_is_listed() -> None:
+    metric = Metric("new_metric", 0, lambda pair: (0.0, {}), "")
+    assert metric_problems("new_metric", metric) == [
+        "metric 'new_metric': no description",
+        "metric 'new_metric': no version (an integer from 1)",
+    ]
