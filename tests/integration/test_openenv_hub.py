@@ -10,12 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.support.health import wait_healthy
 from tests.support.openai_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,13 +60,7 @@ def test_the_folders_server_passes_runtime_validation(tmp_path: Path) -> None:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_healthy(process, f"{url}/health", tmp_path / "server.log", "the hub server")
         done = openenv("validate", "--url", url)
     finally:
         process.terminate()

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from app.openenv_env import WorldAction, WorldModelClient
 from backend.data.bundled import load_bundled
+from tests.support.health import wait_healthy
 from tests.support.openai_server import free_port
 
 pytestmark = pytest.mark.slow
@@ -31,16 +31,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "awp env serve did not start"
-            time.sleep(0.25)
+        wait_healthy(process, f"{url}/health", tmp_path / "serve.log", "awp env serve")
         yield url
     finally:
         process.terminate()

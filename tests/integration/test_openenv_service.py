@@ -36,6 +36,7 @@ from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv
 from backend.errors import BadInputError
+from tests.support.health import wait_healthy
 from tests.support.openai_server import free_port
 
 RECORDING = next(t for t in load_bundled() if t.domain == "terminal")
@@ -187,16 +188,7 @@ def test_several_workers_serve_behind_one_port(tmp_path: Path) -> None:
     server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert server.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "awp env serve --workers 2 did not start"
-            time.sleep(0.25)
+        wait_healthy(server, f"{url}/health", tmp_path / "serve.log", "awp env serve --workers 2")
         children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
 
         async def episode() -> float:

@@ -13,18 +13,17 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from app.context import build_context
 from backend.data.bundled import load_bundled
 from tests.support.app_server import free_port
 from tests.support.fake_openai import FakeOpenAIServer, events_reply
+from tests.support.health import wait_healthy
 
 pytestmark = pytest.mark.slow
 
@@ -72,13 +71,7 @@ def world_server(awp_data: Path, tmp_path: Path) -> Iterator[str]:
     process = subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(900):
-            assert process.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_healthy(process, f"{url}/health", tmp_path / "serve.log", "awp env serve")
         yield url
     finally:
         process.terminate()

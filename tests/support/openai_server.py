@@ -11,15 +11,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
-READY_TIMEOUT_S = 180.0
+from tests.support.health import wait_healthy
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ def serve_openai(model_dir: Path, log_path: Path) -> Iterator[OpenAIServer]:
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
-        _wait_ready(process, f"http://127.0.0.1:{port}/health", log_path)
+        wait_healthy(process, f"http://127.0.0.1:{port}/health", log_path, "transformers serve")
         yield OpenAIServer(base_url=f"http://127.0.0.1:{port}/v1", model=str(model_dir))
     finally:
         process.terminate()
@@ -75,24 +72,3 @@ def serve_openai(model_dir: Path, log_path: Path) -> Iterator[OpenAIServer]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def _wait_ready(process: subprocess.Popen[bytes], health_url: str, log_path: Path) -> None:
-    """Poll the health endpoint until it answers, the process dies, or time runs out."""
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"transformers serve exited early:\n{_tail(log_path)}")
-        try:
-            if httpx.get(health_url, timeout=2.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.25)
-    raise RuntimeError(
-        f"transformers serve not ready in {READY_TIMEOUT_S:.0f}s:\n{_tail(log_path)}"
-    )
-
-
-def _tail(log_path: Path, lines: int = 40) -> str:
-    return "\n".join(log_path.read_text(errors="replace").splitlines()[-lines:])

@@ -19,14 +19,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
+from tests.support.health import wait_healthy
 from tests.support.openai_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -117,7 +115,7 @@ def serve_vllm(
             command, stdout=out, stderr=subprocess.STDOUT, env=server_env(), cwd=log.parent
         )
     try:
-        wait_ready(process, f"http://127.0.0.1:{port}", log)
+        wait_healthy(process, f"http://127.0.0.1:{port}/health", log, "vLLM", READY_TIMEOUT_S)
         yield VllmServer(f"http://127.0.0.1:{port}/v1", name, log)
     finally:
         process.terminate()
@@ -126,23 +124,3 @@ def serve_vllm(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-def wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    """Wait for `/health`; fail with the end of the server's log if it dies or never answers."""
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"vLLM exited ({process.returncode}):\n{tail(log)}")
-        try:
-            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(1.0)
-    raise RuntimeError(f"vLLM did not answer /health within {READY_TIMEOUT_S:g} s:\n{tail(log)}")
-
-
-def tail(log: Path, lines: int = 40) -> str:
-    """The last lines of a log file."""
-    return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
