@@ -39,8 +39,14 @@ def ensure_chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator:
+    """Chromium for one test module.
+
+    Playwright's sync API keeps its asyncio loop marked running while it is open, so a
+    session-wide browser made every later test on the same xdist worker that calls
+    `asyncio.run` (Inspect's `eval`) fail with "cannot be called from a running event loop".
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     executable = ensure_chromium()
     with sync_api.sync_playwright() as playwright:
