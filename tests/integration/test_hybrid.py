@@ -1,0 +1,94 @@
+"""Hybrid backing: exact executors for what is deterministic, the world model for the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from backend.domains.prompts import PromptLibrary
+from backend.engines.baselines import BaselineEngine
+from backend.envs.sim.episode import EnvOptions, EpisodeSpec
+from backend.envs.sim.rewards import RewardOptions, build_reward
+from backend.envs.sim.world import WorldEnv
+from backend.simulate import Simulator
+from storage.db import Database
+from storage.sessions import SessionStore
+from tests.support.live import call, live_config, sandbox_of, skip_unless_live
+
+pytestmark = skip_unless_live("swe")
+
+NUMERALS = "/testbed/romans/numerals.py"
+EXTRA = "/testbed/romans/extra.py"
+PREDICTED_TESTS = "==== 3 passed in 0.02s ===="
+EDITS = [
+    call("str_replace_editor", command="view", path=NUMERALS),
+    call(
+        "str_replace_editor",
+        command="str_replace",
+        path=NUMERALS,
+        old_str="for letter in numeral.upper())",
+        new_str="for letter in numeral.upper())  # still additive",
+    ),
+    call("str_replace_editor", command="create", path=EXTRA, file_text="A = 1\n"),
+    call("str_replace_editor", command="insert", path=EXTRA, insert_line=1, new_str="B = 2"),
+    call("str_replace_editor", command="insert", path=EXTRA, insert_line=0, new_str="# top"),
+    call("str_replace_editor", command="undo_edit", path=EXTRA),
+    call("bash", command="python -m pytest -q -p no:cacheprovider"),
+]
+
+
+def files(env: WorldEnv) -> dict[str, bytes]:
+    """Every file of the task repository (but git's own), byte for byte."""
+    assert env.live is not None
+    _, folder = sandbox_of(env.live.env)
+    root = folder / "testbed"
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(root).parts
+    }
+
+
+def episode(backing: str, tmp_path: Path, store: SessionStore) -> WorldEnv:
+    engine = BaselineEngine("scripted-tests", lambda request: PREDICTED_TESTS)
+    env = WorldEnv(
+        Simulator(engine, PromptLibrary()),
+        build_reward("reference", RewardOptions()),
+        EnvOptions(
+            backing=backing,  # type: ignore[arg-type]
+            max_steps=20,
+            live_config=live_config(tmp_path / backing, action_timeout_s=30.0),
+        ),
+        store,
+    )
+    env.reset(EpisodeSpec(domain="swe", live_task="romans"))
+    return env
+
+
+def test_a_hybrid_swe_episode_edits_files_exactly_and_predicts_the_tests(
+    database: Database, tmp_path: Path
+) -> None:
+    store = SessionStore(database.session_factory)
+    live, hybrid = episode("live", tmp_path, store), episode("hybrid", tmp_path, store)
+    try:
+        real = [live.step(action) for action in EDITS]
+        mixed = [hybrid.step(action) for action in EDITS]
+        assert files(hybrid) == files(live)
+        assert files(hybrid)["romans/extra.py"] == b"A = 1\nB = 2\n"
+        assert [r.observation for r in mixed[:-1]] == [r.observation for r in real[:-1]]
+        assert [r.info["answered_by"] for r in mixed] == ["executor"] * 6 + ["model"]
+        assert mixed[-1].observation == PREDICTED_TESTS
+        assert "failed" in real[-1].observation and PREDICTED_TESTS not in real[-1].observation
+
+        made = hybrid.step(call("bash", command="touch /testbed/made_by_bash"))
+        assert made.info["answered_by"] == "model" and "made_by_bash" not in files(hybrid)
+
+        stored = store.load_session(hybrid.session_id)
+        assert [s.answered_by for s in stored.steps] == ["executor"] * 6 + ["model", "model"]
+        assert stored.engine == "scripted-tests"
+        first = stored.steps[0].predictions[0].prediction
+        assert first.engine == "executor" and first.answered_by == "executor"
+        assert stored.steps[0].origin == "live" and stored.steps[6].real_observation is None
+        assert {s.answered_by for s in store.load_session(live.session_id).steps} == {"live"}
+    finally:
+        live.close()
+        hybrid.close()
