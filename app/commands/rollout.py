@@ -33,7 +33,11 @@ def rollout(
     ] = "bundled",
     episodes: Annotated[int, typer.Option(help="Episodes per domain.", min=1)] = 1,
     env: Annotated[
-        str, typer.Option(help="sim (world model), live (real), shadow (real + predicted).")
+        str,
+        typer.Option(
+            help="sim (world model), live (real), shadow (real + predicted), hybrid (exact "
+            "executors where the domain's routing policy allows, the world model elsewhere)."
+        ),
     ] = "sim",
     sim_to_real: Annotated[
         bool, typer.Option(help="Replay each simulated episode live: divergence, agreement.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from backend.domains.prompts import PromptLibrary
@@ -92,3 +93,36 @@ def test_a_hybrid_swe_episode_edits_files_exactly_and_predicts_the_tests(
     finally:
         live.close()
         hybrid.close()
+
+
+def test_awp_simulate_backing_hybrid_runs_edits_and_predicts_bash(awp_context) -> None:
+    from tests.support.cli import run
+
+    def step(*args: str) -> dict:
+        code, out = run(
+            "simulate", *args, "--backing", "hybrid", "--engine", "persistence", "--json"
+        )
+        assert code == 0, out
+        return json.loads(out.strip().splitlines()[-1])
+
+    edit = call(
+        "str_replace_editor",
+        command="create",
+        path=EXTRA,
+        file_text="A = 1\n",
+    )
+    first = step("--domain", "swe", "--task", "romans", "--action", edit)
+    assert first["answered_by"] == "executor" and first["engine"] == "executor"
+    assert first["observation"] == f"File created successfully at: {EXTRA}"
+    session = str(first["session_id"])
+    bash = step("--session", session, "--action", call("bash", command="cat " + EXTRA))
+    assert bash["answered_by"] == "model" and bash["engine"] == "persistence"
+    # the session continues from a fresh sandbox: the edit is replayed, the predicted bash not
+    view = step(
+        "--session", session, "--action", call("str_replace_editor", command="view", path=EXTRA)
+    )
+    assert view["answered_by"] == "executor" and "A = 1" in view["observation"]
+    stored = awp_context.sessions.load_session(first["session_id"])
+    assert [s.answered_by for s in stored.steps] == ["executor", "model", "executor"]
+    trajectory = awp_context.trajectories.get(stored.base_trajectory_id)
+    assert [t.action for t in trajectory.turns] == [stored.steps[0].action, stored.steps[2].action]

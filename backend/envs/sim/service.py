@@ -44,7 +44,7 @@ class RolloutPlan:
         agent: `replay` (the recordings' actions) or ENGINE[:MODEL].
         episodes: episodes per domain.
         tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
-        backing: sim, live or shadow.
+        backing: sim, live, shadow or hybrid.
         max_steps: steps before truncation.
         reward: the reward model's registered name.
         judge: the task judge's engine (None: the world model's).
