@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from backend.domains.prompts import PromptLibrary
@@ -126,3 +127,32 @@ def test_awp_simulate_backing_hybrid_runs_edits_and_predicts_bash(awp_context) -
     assert [s.answered_by for s in stored.steps] == ["executor", "model", "executor"]
     trajectory = awp_context.trajectories.get(stored.base_trajectory_id)
     assert [t.action for t in trajectory.turns] == [stored.steps[0].action, stored.steps[2].action]
+
+
+def test_the_playground_offers_hybrid_and_says_who_answered(tmp_path: Path) -> None:
+    from gradio_client import Client
+
+    from tests.support.app_server import named, start_app
+
+    app = start_app(tmp_path / "app", settings={"live_max": 1})
+    try:
+        client = Client(app.url, verbose=False)
+        started = named(client.predict("swe", "romans", True, api_name="/start_live"))
+        assert "Hybrid" in started["status"]
+
+        def step(action: str) -> dict:
+            return named(client.predict(action, engine="persistence", api_name="/step"))
+
+        edit = step(call("str_replace_editor", command="create", path=EXTRA, file_text="A = 1\n"))
+        assert "answered by" in edit["status"] and "executor" in edit["status"]
+        tests = step(call("bash", command="python -m pytest -q"))
+        assert "answered by" not in tests["status"] and "persistence" in tests["status"]
+        client.predict(1, api_name="/rewind")
+        again = step(call("str_replace_editor", command="view", path=EXTRA))
+        # the predicted bash never ran live: back at step 1 the sandbox needs no replay
+        assert "replayed" not in again["status"] and "A = 1" in str(again)
+        session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
+        stored = app.context.sessions.load_session(session)
+        assert [s.answered_by for s in stored.steps] == ["executor", "executor"]
+    finally:
+        app.close()
