@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
 
 from backend.errors import ConflictError, NotFoundError
+from backend.types import EXACT_ANSWERERS
 from storage.annotations.context import queue_item
 from storage.annotations.types import HeldElsewhere, QueueFilter, QueueItem
 from storage.db import SessionFactory, session_scope
@@ -43,6 +44,7 @@ def _offered(query_filter: QueueFilter, me: int | None, overlap: int | None = No
         select(PredictionRow.id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
         .join(SessionRow, SessionRow.id == StepRow.session_id)
+        .where(PredictionRow.engine.not_in(EXACT_ANSWERERS))  # reality needs no review
     )
     if query_filter.domain is not None:
         query = query.where(SessionRow.domain == query_filter.domain)

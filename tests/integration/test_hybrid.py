@@ -156,3 +156,30 @@ def test_the_playground_offers_hybrid_and_says_who_answered(tmp_path: Path) -> N
         assert [s.answered_by for s in stored.steps] == ["executor", "executor"]
     finally:
         app.close()
+
+
+def test_exact_answers_are_exported_but_never_queued_for_review(database: Database) -> None:
+    from backend.recording import NewSession
+    from backend.stepping import exact_prediction, record_prediction
+    from backend.types import HistoryMode, SamplingParams, SimRequest
+    from storage.annotations import AnnotationQueue
+    from storage.export_source import ExportQuery, iter_export_records
+
+    store = SessionStore(database.session_factory)
+    request = SimRequest(
+        domain="swe",
+        action=EDITS[0],
+        reference="listing",
+        reference_origin="live",
+    )
+    target = NewSession("swe", HistoryMode.TEACHER_FORCED, SamplingParams(), engine="e", model="m")
+    outcome = record_prediction(
+        store, target, request, exact_prediction(request, "executor", "live:swe")
+    )
+    queue = AnnotationQueue(database.session_factory)
+    assert queue.claim_next("ann") is None
+    records = list(iter_export_records(database.session_factory, ExportQuery(annotated_only=False)))
+    assert [(r.answered_by, r.engine, r.confidence) for r in records] == [
+        ("executor", "executor", 1.0)
+    ]
+    assert records[0].prediction_id == outcome.prediction_id
