@@ -168,6 +168,13 @@ class Settings(BaseSettings):
         "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
         "unless `--grounding` asks.",
     )
+    record_answers: bool = Field(
+        default=True,
+        description="Answer a step that exactly matches a real transition (same domain, "
+        "normalised state before and canonical action, every match agreeing) from that "
+        "transition, without the model. `awp bench` and training evaluation keep it off "
+        "unless `--record-answers` asks.",
+    )
     grounding_k: int = Field(
         default=4, ge=1, le=32, description="The most real transitions shown per step."
     )

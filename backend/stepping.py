@@ -25,10 +25,9 @@ from backend.errors import AWPError, BadInputError, EngineUnavailableError, Live
 from backend.history import state_before
 from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.simulate import Simulator, canonical
+from backend.simulate import Simulator, canonical, exact_prediction
 from backend.types import (
     AnsweredBy,
-    Diagnostics,
     Prediction,
     SimRequest,
     StreamChunk,
@@ -310,43 +309,15 @@ def routed(request: SimRequest) -> AnsweredBy:
     return get_domain(request.domain).hybrid.route(request.action, request.context)
 
 
-def exact_prediction(request: SimRequest, answered_by: AnsweredBy, source: str) -> Prediction:
-    """A step answered by reality, as a prediction: the request's reference, exactly.
-
-    Stored like any prediction, so every edge shows, scores and exports it the same way; its
-    engine is the answerer's name (never a model's), its model the source (`live:<domain>`, a
-    transition id), and its confidence 1.
+def exact_sample(request: SimRequest, answered_by: AnsweredBy, source: str) -> Sample:
+    """A step reality answered, as a batched step's sample, scored like any other.
 
     Raises:
-        ValueError: the request carries no reference to answer with.
+        ValueError: the request carries no reference (the real answer) to answer with.
     """
     if request.reference is None:
         raise ValueError("an exact answer needs the request's reference")
-    observation = request.reference
-    diagnostics = Diagnostics(
-        open_tags=0,
-        close_tags=0,
-        speculative_words=0,
-        chars_outside_block=0,
-        extracted_length=len(observation),
-        empty_extraction=not observation,
-    )
-    return Prediction(
-        observation=observation,
-        raw_text=observation,
-        finish_reason="exact",
-        engine=answered_by,
-        model=source,
-        diagnostics=diagnostics,
-        action=request.action,
-        answered_by=answered_by,
-        confidence=1.0,
-    )
-
-
-def exact_sample(request: SimRequest, answered_by: AnsweredBy, source: str) -> Sample:
-    """`exact_prediction` as a batched step's sample, scored like any other."""
-    prediction = exact_prediction(request, answered_by, source)
+    prediction = exact_prediction(request.action, request.reference, answered_by, source)
     return Sample(request, prediction, score(request, prediction))
 
 
@@ -395,7 +366,8 @@ def run_step(
             yield from run_step(simulator, recorder, target, request, prefix)
             return
         settled = observed(request, live)
-        exact = exact_prediction(settled, answerer, f"live:{request.domain}")
+        real = settled.reference or ""
+        exact = exact_prediction(settled.action, real, answerer, f"live:{request.domain}")
         yield record_prediction(recorder, target, settled, exact, prefix)
         return
     if getattr(simulator.engine, "answers_with_reference", False):

@@ -154,6 +154,13 @@ def simulate(
     ] = None,
     grounding_k: GroundingK = None,
     grounding_tokens: GroundingTokens = None,
+    record_answers: Annotated[
+        bool | None,
+        typer.Option(
+            help="Answer a step that exactly matches a real transition from it, without the "
+            "model (default: AWP_RECORD_ANSWERS, on)."
+        ),
+    ] = None,
 ) -> None:
     """Predict the environment's next observation after one action."""
     context = build_context(
@@ -163,6 +170,7 @@ def simulate(
         grounding=grounding,
         grounding_k=grounding_k,
         grounding_tokens=grounding_tokens,
+        record_answers=record_answers,
     )
     settings = context.settings
     run: LiveRun | None = None

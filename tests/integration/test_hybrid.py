@@ -160,7 +160,8 @@ def test_the_playground_offers_hybrid_and_says_who_answered(tmp_path: Path) -> N
 
 def test_exact_answers_are_exported_but_never_queued_for_review(database: Database) -> None:
     from backend.recording import NewSession
-    from backend.stepping import exact_prediction, record_prediction
+    from backend.simulate import exact_prediction
+    from backend.stepping import record_prediction
     from backend.types import HistoryMode, SamplingParams, SimRequest
     from storage.annotations import AnnotationQueue
     from storage.export_source import ExportQuery, iter_export_records
@@ -174,7 +175,7 @@ def test_exact_answers_are_exported_but_never_queued_for_review(database: Databa
     )
     target = NewSession("swe", HistoryMode.TEACHER_FORCED, SamplingParams(), engine="e", model="m")
     outcome = record_prediction(
-        store, target, request, exact_prediction(request, "executor", "live:swe")
+        store, target, request, exact_prediction(request.action, "listing", "executor", "live:swe")
     )
     queue = AnnotationQueue(database.session_factory)
     assert queue.claim_next("ann") is None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from backend.domains.base import all_domains, get_domain
-from backend.stepping import exact_prediction, routed
+from backend.simulate import exact_prediction
+from backend.stepping import routed
 from backend.types import PromptContext, SimRequest
 
 
@@ -47,6 +48,6 @@ def test_domains_without_routes_are_answered_by_the_model() -> None:
 
 def test_an_exact_answer_is_reality_with_full_confidence() -> None:
     request = SimRequest(domain="swe", action=action("bash", command="ls"), reference="a.py")
-    exact = exact_prediction(request, "executor", "live:swe")
+    exact = exact_prediction(request.action, "a.py", "executor", "live:swe")
     assert exact.observation == "a.py" and exact.engine == "executor"
     assert exact.answered_by == "executor" and exact.confidence == 1.0
