@@ -110,6 +110,7 @@ def to_prediction(
         action=action,
         messages=request.messages,
         grounded_by=list(grounded_by),
+        confidence=completion.confidence,
     )
 
 

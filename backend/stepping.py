@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from backend.confidence import agreement
 from backend.domains.base import get_domain
 from backend.errors import AWPError, BadInputError, EngineUnavailableError, LiveEnvironmentError
 from backend.history import state_before
@@ -203,7 +204,34 @@ def step_batch(
         else Sample(request, result, score(request, result))
         for request, result in zip(flat, made, strict=True)
     ]
-    return [scored[start : start + samples] for start in range(0, len(scored), samples)]
+    return [agreed(scored[start : start + samples]) for start in range(0, len(scored), samples)]
+
+
+def agreed(samples: list[Sample]) -> list[Sample]:
+    """K samples of one step, each model prediction without a confidence given their agreement.
+
+    An engine without log-probabilities still says how sure it is when asked K times: each
+    sample's confidence is its mean headline similarity to the other samples (`agreement`).
+    """
+    made = [s for s in samples if s.prediction is not None and s.prediction.answered_by == "model"]
+    if len(made) < 2 or all(s.made().confidence is not None for s in made):
+        return samples
+    request = made[0].request
+    previous = state_before(request.history, request.initial_state)
+
+    def similarity(predicted: str, other: str) -> float:
+        return compare(request.domain, predicted, other, previous).headline or 0.0
+
+    values = agreement([s.made().observation for s in made], similarity)
+    given = {id(sample): value for sample, value in zip(made, values, strict=True)}
+    out = []
+    for sample in samples:
+        prediction = sample.prediction
+        if prediction is not None and prediction.confidence is None and id(sample) in given:
+            confident = prediction.model_copy(update={"confidence": given[id(sample)]})
+            sample = replace(sample, prediction=confident)
+        out.append(sample)
+    return out
 
 
 def record_prediction(

@@ -77,8 +77,8 @@ def _candidates(
 ) -> Select[Any]:
     """What `me` may claim now, in queue order.
 
-    Own live claims first, then predictions `me` never skipped (oldest first), then those `me`
-    skipped, the longest ago first.
+    Own live claims first, then predictions `me` never skipped (oldest first, or the least
+    confident first when the filter asks), then those `me` skipped, the longest ago first.
     """
     query = (
         _offered(query_filter, me, overlap)
@@ -91,15 +91,24 @@ def _candidates(
             )
         )
     )
+    confident = (
+        [PredictionRow.confidence.is_(None), PredictionRow.confidence]
+        if query_filter.least_confident
+        else []
+    )
     if me is None:
-        return query.order_by(PredictionRow.id)
+        return query.order_by(*confident, PredictionRow.id)
     mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now)
     query = query.outerjoin(
         SkipRow, and_(SkipRow.prediction_id == PredictionRow.id, SkipRow.annotator_id == me)
     )
     skipped = case((SkipRow.skipped_at.is_(None), 0), else_=1)
     return query.order_by(
-        func.coalesce(mine, False).desc(), skipped, SkipRow.skipped_at, PredictionRow.id
+        func.coalesce(mine, False).desc(),
+        skipped,
+        *confident,
+        SkipRow.skipped_at,
+        PredictionRow.id,
     )
 
 

@@ -184,3 +184,29 @@ def test_exact_answers_are_exported_but_never_queued_for_review(database: Databa
         ("executor", "executor", 1.0)
     ]
     assert records[0].prediction_id == outcome.prediction_id
+
+
+def test_the_queue_offers_the_least_confident_first_when_asked(database: Database) -> None:
+    from backend.recording import NewSession
+    from backend.simulate import exact_prediction
+    from backend.stepping import record_prediction
+    from backend.types import HistoryMode, SamplingParams, SimRequest
+    from storage.annotations import AnnotationQueue
+    from storage.annotations.types import QueueFilter
+
+    store = SessionStore(database.session_factory)
+    target = NewSession("swe", HistoryMode.TEACHER_FORCED, SamplingParams(), engine="e", model="m")
+    ids = []
+    for confidence in (0.9, None, 0.2, 0.6):
+        request = SimRequest(domain="swe", action=EDITS[0])
+        made = exact_prediction(request.action, "x", "executor", "m").model_copy(
+            update={"engine": "e", "answered_by": "model", "confidence": confidence}
+        )
+        ids.append(record_prediction(store, target, request, made).prediction_id)
+        target = store.load_session(store.list_sessions()[0].id).id
+    queue = AnnotationQueue(database.session_factory)
+    first = queue.claim_next("ann", QueueFilter(least_confident=True))
+    assert first is not None and first.prediction_id == ids[2] and first.confidence == 0.2
+    queue.release(first.prediction_id, "ann")
+    oldest = queue.claim_next("other", QueueFilter())
+    assert oldest is not None and oldest.prediction_id == ids[0]
