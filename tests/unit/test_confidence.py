@@ -48,3 +48,30 @@ def test_k_samples_without_logprobs_get_their_agreement() -> None:
     assert confidences[0] == confidences[1] and confidences[0] > confidences[2]
     single = step_batch(Simulator(BaselineEngine("one", lambda r: "x"), PromptLibrary()), [request])
     assert single[0][0].made().confidence is None
+
+
+def test_bench_results_report_the_confidence_auroc_per_domain() -> None:
+    from backend.benchmark.results import domain_stats
+    from backend.benchmark.store import ItemRow
+    from backend.scoring import MetricResult, headline_metric
+    from backend.scoring.base import METRICS
+
+    name = headline_metric("terminal")
+    version = METRICS.get(name).version
+
+    def row(i: int, value: float, confidence: float | None) -> ItemRow:
+        metric = MetricResult(name=name, version=version, value=value)
+        return ItemRow(
+            engine="e",
+            model="m",
+            item_id=f"i{i}",
+            domain="terminal",
+            status="ok",
+            metrics=[metric],
+            confidence=confidence,
+        )
+
+    rows = [row(0, 0.9, 0.8), row(1, 0.1, 0.3), row(2, 0.7, 0.2), row(3, 0.0, None)]
+    assert domain_stats("terminal", rows).confidence_auroc == 0.5
+    assert domain_stats("terminal", rows[:2]).confidence_auroc == 1.0
+    assert domain_stats("terminal", [row(0, 0.9, None)]).confidence_auroc is None
