@@ -66,6 +66,7 @@ def env_options(settings: Settings, backing: Backing, max_steps: int, record: bo
         params=settings.sampling(),
         history_mode=settings.history_mode,
         live_config=settings.live_config(),
+        min_confidence=settings.hybrid_min_confidence,
     )
 
 

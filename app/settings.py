@@ -175,6 +175,13 @@ class Settings(BaseSettings):
         "transition, without the model. `awp bench` and training evaluation keep it off "
         "unless `--record-answers` asks.",
     )
+    hybrid_min_confidence: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Selective simulation in hybrid backing: a model prediction whose confidence "
+        "is below this is replaced by the live environment's answer (answered_by=live); 0: off.",
+    )
     grounding_k: int = Field(
         default=4, ge=1, le=32, description="The most real transitions shown per step."
     )

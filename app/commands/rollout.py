@@ -94,6 +94,7 @@ def rollout(
             live_config=settings.live_config(),
             recorder=context.sessions if record else None,
             trajectories=context.trajectories if record else None,
+            min_confidence=settings.hybrid_min_confidence,
         )
         with tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
             outcome = record_rollouts(

@@ -210,3 +210,35 @@ def test_the_queue_offers_the_least_confident_first_when_asked(database: Databas
     queue.release(first.prediction_id, "ann")
     oldest = queue.claim_next("other", QueueFilter())
     assert oldest is not None and oldest.prediction_id == ids[0]
+
+
+def test_selective_simulation_sends_unsure_predictions_to_the_live_environment(
+    database: Database, tmp_path: Path
+) -> None:
+    class Unsure(BaselineEngine):
+        """The scripted model, unsure of its test output (confidence 0.1)."""
+
+        def generate(self, requests):  # type: ignore[no-untyped-def]
+            made = super().generate(requests)
+            return [c.model_copy(update={"confidence": 0.1}) for c in made]
+
+    store = SessionStore(database.session_factory)
+    env = WorldEnv(
+        Simulator(Unsure("unsure", lambda request: PREDICTED_TESTS), PromptLibrary()),
+        build_reward("reference", RewardOptions()),
+        EnvOptions(
+            backing="hybrid",
+            max_steps=5,
+            live_config=live_config(tmp_path, action_timeout_s=30.0),
+            min_confidence=0.5,
+        ),
+        store,
+    )
+    env.reset(EpisodeSpec(domain="swe", live_task="romans"))
+    try:
+        result = env.step(EDITS[-1])
+        assert result.info["answered_by"] == "live" and "failed" in result.observation
+        stored = store.load_session(env.session_id)
+        assert stored.steps[0].answered_by == "live" and stored.steps[0].origin == "live"
+    finally:
+        env.close()

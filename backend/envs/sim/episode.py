@@ -77,6 +77,8 @@ class EnvOptions:
         params: the world model's sampling.
         history_mode: what the world model sees of the episode so far.
         live_config: limits of the live environment (every backing but sim).
+        min_confidence: hybrid's selective simulation: a model prediction whose confidence is
+            below this is not used; the live environment answers the step instead (0: off).
     """
 
     backing: Backing = "sim"
@@ -86,6 +88,7 @@ class EnvOptions:
     params: SamplingParams = field(default_factory=SamplingParams)
     history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
     live_config: LiveConfig | None = None
+    min_confidence: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ class RolloutParts:
         recorder: where episodes are stored as sessions (None: not stored).
         trajectories: where live, shadow and sim-to-real episodes keep their live trajectory
             (None: not kept).
+        min_confidence: hybrid's selective simulation threshold (`EnvOptions.min_confidence`).
     """
 
     world: Simulator
@@ -93,6 +94,7 @@ class RolloutParts:
     live_config: LiveConfig | None
     recorder: Recorder | None
     trajectories: TrajectorySink | None
+    min_confidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,7 @@ def run_rollouts(
         params=parts.params,
         history_mode=parts.history_mode,
         live_config=parts.live_config,
+        min_confidence=parts.min_confidence,
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}

@@ -203,6 +203,27 @@ class WorldEnv:
         backing = self.options.backing
         return pending.request is not None and backing != "live" and pending.exact is None
 
+    def doubts(self, sample: Sample) -> bool:
+        """Whether hybrid's selective simulation sends this model step to the live environment.
+
+        A prediction without a confidence is trusted: nothing says it is unsure.
+        """
+        confidence = sample.prediction.confidence if sample.prediction is not None else None
+        hybrid = self.options.backing == "hybrid"
+        return hybrid and confidence is not None and confidence < self.options.min_confidence
+
+    def escalate(self, pending: PendingStep) -> Sample:
+        """Answer a doubted step live instead: run it for real, `answered_by="live"`."""
+        request = pending.request
+        if request is None:
+            raise RuntimeError("only a valid step is escalated")
+        live_step = self._live(self._spec()).act(request.action)
+        pending.request = observed(request, lambda _: live_step.observation)
+        pending.live_reward, pending.live_done = live_step.reward, live_step.done
+        pending.answered_by = "live"
+        pending.exact = exact_sample(pending.request, "live", f"live:{self.domain}")
+        return pending.exact
+
     def view(self, pending: PendingStep, sample: Sample | None) -> StepView:
         """The finished step as the reward model sees it."""
         request = pending.request
@@ -394,7 +415,7 @@ def step_all(envs: Sequence[WorldEnv], actions: Sequence[str]) -> list[StepResul
         for i, (sample,) in zip(asked, made, strict=True):
             if sample.error is not None:
                 raise sample.error  # an episode cannot go on without its world's answer
-            samples[i] = sample
+            samples[i] = envs[i].escalate(pendings[i]) if envs[i].doubts(sample) else sample
     views = [
         env.view(pending, samples[i])
         for i, (env, pending) in enumerate(zip(envs, pendings, strict=True))
