@@ -19,6 +19,7 @@ from backend.engines.cache import EngineCache
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.grounding.grounder import Grounder
+from backend.grounding.record import RecordBook
 from backend.scoring.judge import JUDGE_PARAMS, Judge
 from backend.scoring.judge_library import JudgePromptLibrary
 from backend.scoring.official_judge import OFFICIAL_JUDGE_PARAMS, load_template
@@ -123,6 +124,11 @@ class AppContext:
         )
 
     @cached_property
+    def record_book(self) -> RecordBook:
+        """The one record of real answers of the process, shared by every simulator."""
+        return RecordBook(self.transitions)
+
+    @cached_property
     def annotations(self) -> AnnotationStore:
         """Annotations and their history."""
         return AnnotationStore(self.database.session_factory)
@@ -162,6 +168,7 @@ class AppContext:
         model: str | None = None,
         base_url: str | None = None,
         grounding: bool | None = None,
+        record: bool | None = None,
     ) -> Simulator:
         """A simulator over the named engine: the one door every edge's world model goes through.
 
@@ -175,12 +182,16 @@ class AppContext:
             model: model id; None, empty or blank for the configured one (`AWP_MODEL`).
             base_url: another OpenAI-compatible server; None for `AWP_BASE_URL`.
             grounding: show real transitions as demonstrations; None for `AWP_GROUNDING`.
+            record: answer exact matches of real transitions from the record; None for
+                `AWP_RECORD_ANSWERS`.
         """
         grounded = self.settings.grounding if grounding is None else grounding
+        answered = self.settings.record_answers if record is None else record
         return Simulator(
             self.engine(name, chosen_model(model), base_url),
             self.prompts,
             self.grounder if grounded else None,
+            self.record_book if answered else None,
         )
 
     def judge(

@@ -39,7 +39,7 @@ class EnvArgs:
         tasks: `bundled`, `blank`, `live` or a JSONL file (`backend.envs.sim.tasks`).
         reward: `reference`, `task_judge` or `live`.
         judge: the task judge's engine (default: the world model's).
-        backing: sim, live or shadow.
+        backing: sim, live, shadow or hybrid.
         max_steps: steps before truncation.
         record: store episodes as sessions.
         max_new_tokens: the world model's completion budget (default: the settings').
@@ -66,6 +66,7 @@ def env_options(settings: Settings, backing: Backing, max_steps: int, record: bo
         params=settings.sampling(),
         history_mode=settings.history_mode,
         live_config=settings.live_config(),
+        min_confidence=settings.hybrid_min_confidence,
     )
 
 

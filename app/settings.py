@@ -168,6 +168,20 @@ class Settings(BaseSettings):
         "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
         "unless `--grounding` asks.",
     )
+    record_answers: bool = Field(
+        default=True,
+        description="Answer a step that exactly matches a real transition (same domain, "
+        "normalised state before and canonical action, every match agreeing) from that "
+        "transition, without the model. `awp bench` and training evaluation keep it off "
+        "unless `--record-answers` asks.",
+    )
+    hybrid_min_confidence: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="Selective simulation in hybrid backing: a model prediction whose confidence "
+        "is below this is replaced by the live environment's answer (answered_by=live); 0: off.",
+    )
     grounding_k: int = Field(
         default=4, ge=1, le=32, description="The most real transitions shown per step."
     )

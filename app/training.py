@@ -120,7 +120,7 @@ def run_training(
             config,
             data,
             base,
-            lambda engine, model: context.simulator(engine, model, grounding=False),
+            lambda engine, model: context.simulator(engine, model, grounding=False, record=False),
             record,
             show_progress,
         )

@@ -75,6 +75,20 @@ def domain_problems(
         problems.append(f"{entry}: has a live environment but does not declare live=True")
     if domain.live and domain.recorded_only:
         problems.append(f"{entry}: declares both live=True and recorded_only")
+    problems.extend(_routing_problems(entry, domain))
+    return problems
+
+
+def _routing_problems(entry: str, domain: Domain) -> list[str]:
+    """A hybrid route needs reality to answer it: a live environment, an executor or live."""
+    problems = []
+    for route in domain.hybrid.routes:
+        if route.answered_by not in ("executor", "live"):
+            problems.append(f"{entry}: a hybrid route answered by {route.answered_by!r}")
+        if not route.description:
+            problems.append(f"{entry}: a hybrid route without a description")
+    if domain.hybrid.routes and not domain.live:
+        problems.append(f"{entry}: hybrid routes, but no live environment to run them in")
     return problems
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from backend.types import (
+    AnsweredBy,
     HistoryMode,
     Prediction,
     PromptContext,
@@ -121,6 +122,9 @@ class StepInput:
         scores: metric results of the prediction against `real`.
         params: the sampling parameters of the prediction.
         history_mode: the history mode of the prediction.
+        answered_by: who answered the step, i.e. whose observation the session goes on from:
+            the model (sim), the record, an exact executor or the live environment (live and
+            shadow); None for a recorded turn copied in as history.
     """
 
     action: str
@@ -130,6 +134,7 @@ class StepInput:
     scores: Sequence[ScoreLike] = ()
     params: SamplingParams | None = None
     history_mode: HistoryMode | None = None
+    answered_by: AnsweredBy | None = None
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,15 @@ from backend.domains.prompts import PromptLibrary, with_demonstrations
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.engines.base import Engine
 from backend.grounding.grounder import Grounder, Grounding
+from backend.grounding.record import RecordBook
 from backend.history import shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
 from backend.types import (
+    AnsweredBy,
     ChatMessage,
     ChatRequest,
     Completion,
+    Diagnostics,
     HistoryMode,
     Prediction,
     SimRequest,
@@ -107,6 +110,42 @@ def to_prediction(
         action=action,
         messages=request.messages,
         grounded_by=list(grounded_by),
+        confidence=completion.confidence,
+    )
+
+
+def exact_prediction(
+    action: str,
+    observation: str,
+    answered_by: AnsweredBy,
+    source: str,
+    grounded_by: Sequence[str] = (),
+) -> Prediction:
+    """A step answered by reality (the record, an executor, the live environment) as a prediction.
+
+    Stored like any prediction, so every edge shows, scores and exports it the same way; its
+    engine is the answerer's name (never a model's), its model the source (`live:<domain>`, a
+    transition id), and its confidence 1.
+    """
+    diagnostics = Diagnostics(
+        open_tags=0,
+        close_tags=0,
+        speculative_words=0,
+        chars_outside_block=0,
+        extracted_length=len(observation),
+        empty_extraction=not observation,
+    )
+    return Prediction(
+        observation=observation,
+        raw_text=observation,
+        finish_reason="exact",
+        engine=answered_by,
+        model=source,
+        diagnostics=diagnostics,
+        action=action,
+        grounded_by=list(grounded_by),
+        answered_by=answered_by,
+        confidence=1.0,
     )
 
 
@@ -133,14 +172,30 @@ class Simulator:
         prompts: the system prompt library (built-ins, optionally overridden from a directory).
         grounder: retrieves real transitions as each step's demonstrations; None keeps the
             prompt as it is (the official prompt, as `awp bench` uses by default).
+        record: answers a step that exactly matches a real transition from that transition,
+            without the engine (`answered_by="record"`); None asks the engine every step.
     """
 
     def __init__(
-        self, engine: Engine, prompts: PromptLibrary, grounder: Grounder | None = None
+        self,
+        engine: Engine,
+        prompts: PromptLibrary,
+        grounder: Grounder | None = None,
+        record: RecordBook | None = None,
     ) -> None:
         self.engine = engine
         self.prompts = prompts
         self.grounder = grounder
+        self.record = record
+
+    def recorded(self, request: SimRequest) -> Prediction | None:
+        """The record's exact answer to a canonical request, if it has one."""
+        if self.record is None:
+            return None
+        found = self.record.lookup(request)
+        if found is None:
+            return None
+        return exact_prediction(request.action, found.after, "record", found.ref, [found.ref])
 
     def system_prompt(self, request: SimRequest) -> str:
         """The request's own system prompt, else its domain's filled from its context.
@@ -197,15 +252,23 @@ class Simulator:
     def step_batch(self, requests: Sequence[SimRequest]) -> list[Prediction]:
         """Predict many steps in one engine call, so the engine can batch them."""
         prepared = self.prepare_all(requests)
-        completions = self.engine.generate([p.chat for p in prepared])
+        answers = [self.recorded(p.request) for p in prepared]
+        asked = [p for p, answer in zip(prepared, answers, strict=True) if answer is None]
+        completions = iter(self.engine.generate([p.chat for p in asked]) if asked else [])
         return [
-            to_prediction(completion, p.chat, p.request.action, p.grounded_by)
-            for p, completion in zip(prepared, completions, strict=True)
+            answer
+            if answer is not None
+            else to_prediction(next(completions), p.chat, p.request.action, p.grounded_by)
+            for p, answer in zip(prepared, answers, strict=True)
         ]
 
     def stream(self, request: SimRequest) -> Iterator[StreamChunk | Prediction]:
         """Yield streamed deltas, then the parsed Prediction as the last item."""
         prepared = self.prepare(request)
+        answer = self.recorded(prepared.request)
+        if answer is not None:
+            yield answer
+            return
         for chunk in self.engine.stream(prepared.chat):
             if chunk.completion is not None:
                 yield to_prediction(

@@ -20,12 +20,20 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from backend.confidence import agreement
+from backend.domains.base import get_domain
 from backend.errors import AWPError, BadInputError, EngineUnavailableError, LiveEnvironmentError
 from backend.history import state_before
 from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.simulate import Simulator, canonical
-from backend.types import Prediction, SimRequest, StreamChunk, Turn
+from backend.simulate import Simulator, canonical, exact_prediction
+from backend.types import (
+    AnsweredBy,
+    Prediction,
+    SimRequest,
+    StreamChunk,
+    Turn,
+)
 
 Reality = Callable[[str], str]
 """Runs a canonical action in a live environment and returns the real observation after it."""
@@ -196,7 +204,34 @@ def step_batch(
         else Sample(request, result, score(request, result))
         for request, result in zip(flat, made, strict=True)
     ]
-    return [scored[start : start + samples] for start in range(0, len(scored), samples)]
+    return [agreed(scored[start : start + samples]) for start in range(0, len(scored), samples)]
+
+
+def agreed(samples: list[Sample]) -> list[Sample]:
+    """K samples of one step, each model prediction without a confidence given their agreement.
+
+    An engine without log-probabilities still says how sure it is when asked K times: each
+    sample's confidence is its mean headline similarity to the other samples (`agreement`).
+    """
+    made = [s for s in samples if s.prediction is not None and s.prediction.answered_by == "model"]
+    if len(made) < 2 or all(s.made().confidence is not None for s in made):
+        return samples
+    request = made[0].request
+    previous = state_before(request.history, request.initial_state)
+
+    def similarity(predicted: str, other: str) -> float:
+        return compare(request.domain, predicted, other, previous).headline or 0.0
+
+    values = agreement([s.made().observation for s in made], similarity)
+    given = {id(sample): value for sample, value in zip(made, values, strict=True)}
+    out = []
+    for sample in samples:
+        prediction = sample.prediction
+        if prediction is not None and prediction.confidence is None and id(sample) in given:
+            confident = prediction.model_copy(update={"confidence": given[id(sample)]})
+            sample = replace(sample, prediction=confident)
+        out.append(sample)
+    return out
 
 
 def record_prediction(
@@ -206,6 +241,7 @@ def record_prediction(
     prediction: Prediction,
     prefix: Sequence[Turn] = (),
     scores: Scores | None = None,
+    answered_by: AnsweredBy | None = None,
 ) -> StepOutcome:
     """Score a finished prediction and store it as the next step of `target`.
 
@@ -216,9 +252,10 @@ def record_prediction(
         prediction: the prediction, carrying its canonical action and messages.
         prefix: earlier turns the session does not hold yet (a recorded start).
         scores: the prediction's scores when the caller already computed them (`score`).
+        answered_by: who answered the step (default: the prediction's answerer).
     """
     scores = score(request, prediction) if scores is None else scores
-    step = step_input(request, prediction, scores)
+    step = step_input(request, prediction, scores, answered_by=answered_by)
     return StepOutcome(request, prediction, scores, recorder.record(target, step, prefix))
 
 
@@ -227,15 +264,18 @@ def step_input(
     prediction: Prediction | None,
     scores: Scores,
     extra: Sequence[ScoreLike] = (),
+    answered_by: AnsweredBy | None = None,
 ) -> StepInput:
     """What storing a step writes: its action, truth, prediction and scores (`extra` after them).
 
     The one description of a stored step, for `record_prediction` and for the batches of
     `record_steps`; a step without a prediction (a live step) stores the truth alone.
+    `answered_by` defaults to the prediction's answerer, and to `live` without a prediction.
     """
     origin = request.reference_origin if request.reference is not None else None
     if prediction is None:
-        return StepInput(request.action, request.reference, origin)
+        answerer = answered_by or "live"
+        return StepInput(request.action, request.reference, origin, answered_by=answerer)
     return StepInput(
         action=prediction.action,
         real=request.reference,
@@ -244,6 +284,7 @@ def step_input(
         scores=[*scores.results, *extra],
         params=request.params,
         history_mode=request.history_mode,
+        answered_by=answered_by or prediction.answered_by,
     )
 
 
@@ -291,6 +332,23 @@ def record_samples(
     return outcomes
 
 
+def routed(request: SimRequest) -> AnsweredBy:
+    """Who answers a (canonical) request in hybrid backing: its domain's policy says."""
+    return get_domain(request.domain).hybrid.route(request.action, request.context)
+
+
+def exact_sample(request: SimRequest, answered_by: AnsweredBy, source: str) -> Sample:
+    """A step reality answered, as a batched step's sample, scored like any other.
+
+    Raises:
+        ValueError: the request carries no reference (the real answer) to answer with.
+    """
+    if request.reference is None:
+        raise ValueError("an exact answer needs the request's reference")
+    prediction = exact_prediction(request.action, request.reference, answered_by, source)
+    return Sample(request, prediction, score(request, prediction))
+
+
 def run_step(
     simulator: Simulator,
     recorder: Recorder,
@@ -298,6 +356,7 @@ def run_step(
     request: SimRequest,
     prefix: Sequence[Turn] = (),
     live: Reality | None = None,
+    hybrid: bool = False,
 ) -> Iterator[StreamChunk | StepOutcome]:
     """Stream a prediction, then score and store it; the stored outcome comes last.
 
@@ -313,6 +372,9 @@ def run_step(
             answers with the truth, the oracle); its observation is the step's reference, origin
             `live`. If the live environment fails, the prediction is still stored, unscored,
             and the outcome says why in `live_error`.
+        hybrid: with `live`, the domain's routing policy (`routed`) decides who answers: an
+            exact executor or the live environment runs the action for real (nothing is
+            predicted), the model answers the rest without the live environment running it.
 
     Raises:
         BadActionError: the action does not follow the domain's format (nothing is sent).
@@ -326,6 +388,16 @@ def run_step(
                 yield item
         return
     request = canonical(request)
+    if hybrid:
+        answerer = routed(request)
+        if answerer == "model":
+            yield from run_step(simulator, recorder, target, request, prefix)
+            return
+        settled = observed(request, live)
+        real = settled.reference or ""
+        exact = exact_prediction(settled.action, real, answerer, f"live:{request.domain}")
+        yield record_prediction(recorder, target, settled, exact, prefix)
+        return
     if getattr(simulator.engine, "answers_with_reference", False):
         yield from run_step(simulator, recorder, target, observed(request, live), prefix)
         return
@@ -341,7 +413,7 @@ def run_step(
                 outcome = record_prediction(recorder, target, request, item, prefix)
                 yield replace(outcome, live_error=str(exc))
                 return
-            yield record_prediction(recorder, target, settled, item, prefix)
+            yield record_prediction(recorder, target, settled, item, prefix, answered_by="live")
 
 
 def observed(request: SimRequest, live: Reality) -> SimRequest:

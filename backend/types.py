@@ -144,6 +144,11 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     engine: str
     model: str
+    confidence: float | None = Field(
+        default=None,
+        description="Geometric mean of the sampled tokens' probabilities, where the engine "
+        "returns log-probabilities; None otherwise.",
+    )
 
 
 class StreamChunk(BaseModel):
@@ -163,6 +168,15 @@ class Diagnostics(BaseModel):
     chars_outside_block: int
     extracted_length: int
     empty_extraction: bool
+
+
+AnsweredBy = Literal["model", "record", "executor", "live"]
+"""Who answered a step: the world model, the record of real data (an exact match), an exact
+executor (a deterministic, safe action run for real, e.g. an editor call), or the live environment.
+"""
+
+EXACT_ANSWERERS: tuple[AnsweredBy, ...] = ("record", "executor", "live")
+"""The answerers that return reality itself; their answers carry the answerer as engine name."""
 
 
 class Prediction(BaseModel):
@@ -188,6 +202,16 @@ class Prediction(BaseModel):
         default_factory=list,
         description="The real transitions shown to the model as demonstrations (provenance ids: "
         "`<trajectory id>#<turn>` or `annotation:<id>`); empty when it was not grounded.",
+    )
+    answered_by: AnsweredBy = Field(
+        default="model",
+        description="Who answered: the world model, or (engine of the same name) the record, an "
+        "exact executor or the live environment, whose observation is then reality itself.",
+    )
+    confidence: float | None = Field(
+        default=None,
+        description="The model's confidence in this prediction in [0, 1] (token log-probabilities "
+        "or the agreement of samples); None when unknown; 1 for an exact answer.",
     )
 
 

@@ -11,6 +11,7 @@ and the largest gaps.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Float, Integer, case, cast, func, select
@@ -27,7 +28,14 @@ from backend.compare.agreement_report import (
     VerdictCount,
     agreement_report,
 )
+from backend.compare.confidence_report import ConfidenceCount, confidence_agreement
+from backend.confidence import GOOD_HEADLINE
+from backend.domains.base import all_domains
+from backend.scoring import headline_metric
+from backend.scoring.base import METRICS
 from backend.scoring.judge import JUDGE_PREFIX
+from backend.types import EXACT_ANSWERERS
+from backend.verdicts import Verdict
 from storage.db import SessionFactory, session_scope
 from storage.models import (
     AnnotationRow,
@@ -164,12 +172,59 @@ def worst_disagreements(session: Any, limit: int = WORST) -> list[Disagreement]:
     ]
 
 
+def confidence_verdicts(session: Any) -> list[ConfidenceCount]:
+    """(domain, rounded confidence, accepted) counts over people's accept/reject verdicts."""
+    rounded = func.round(PredictionRow.confidence, 3)
+    accepted = AnnotationRow.verdict == Verdict.ACCEPT.value
+    query = (
+        _with_domain(
+            select(SessionRow.domain, rounded, accepted, func.count()),
+            AnnotationRow.prediction_id,
+        )
+        .where(
+            PredictionRow.confidence.is_not(None),
+            AnnotationRow.verdict.in_([Verdict.ACCEPT.value, Verdict.REJECT.value]),
+        )
+        .group_by(SessionRow.domain, rounded, accepted)
+    )
+    return [ConfidenceCount(d, float(c), bool(g), int(n)) for d, c, g, n in session.execute(query)]
+
+
+def confidence_headlines(session: Any) -> list[ConfidenceCount]:
+    """(domain, rounded confidence, headline >= 0.5) counts, each domain its current headline."""
+    rounded = func.round(PredictionRow.confidence, 3)
+    good = ScoreRow.value >= GOOD_HEADLINE
+    found = []
+    for domain in all_domains():
+        name = headline_metric(domain.name)
+        query = (
+            _with_domain(
+                select(SessionRow.domain, rounded, good, func.count()), ScoreRow.prediction_id
+            )
+            .where(
+                PredictionRow.confidence.is_not(None),
+                PredictionRow.engine.not_in(EXACT_ANSWERERS),
+                SessionRow.domain == domain.name,
+                ScoreRow.name == name,
+                ScoreRow.version == str(METRICS.get(name).version),
+            )
+            .group_by(SessionRow.domain, rounded, good)
+        )
+        rows = session.execute(query)
+        found += [ConfidenceCount(d, float(c), bool(g), int(n)) for d, c, g, n in rows]
+    return found
+
+
 def agreement(factory: SessionFactory, worst: int = WORST) -> AgreementReport:
     """The judge-versus-people and people-versus-people report over everything stored."""
     with session_scope(factory) as session:
-        return agreement_report(
+        report = agreement_report(
             judge_pairs(session),
             item_counts(session),
             verdict_counts(session),
             worst_disagreements(session, worst),
         )
+        confidence = confidence_agreement(
+            confidence_verdicts(session), confidence_headlines(session)
+        )
+        return replace(report, confidence=confidence)

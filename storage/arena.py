@@ -17,6 +17,7 @@ from sqlalchemy.sql import ColumnElement, Select
 
 from backend.compare.report import BattleCount, PairAgreementCount, RealCount
 from backend.errors import BadInputError, ConflictError
+from backend.types import EXACT_ANSWERERS
 from storage.arena_items import ArenaPair, RealItem, arena_pair, prediction_row, step_context
 from storage.db import SessionFactory, session_scope
 from storage.models import (
@@ -32,8 +33,9 @@ from storage.upsert import ensure_annotator, find_annotator
 
 REAL_ORIGINS = ("recorded", "live")
 """A real state written by an annotator is an edited prediction, not reality: never shown."""
-NOT_A_MODEL = ("oracle",)
-"""The oracle returns the real state itself; asking which of two copies is real means nothing."""
+NOT_A_MODEL = ("oracle", *EXACT_ANSWERERS)
+"""The oracle and the exact answerers return the real state itself; asking which of two copies
+is real means nothing."""
 
 
 def _count(condition: ColumnElement[bool]) -> ColumnElement[Any]:

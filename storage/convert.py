@@ -7,6 +7,7 @@ from typing import Any
 
 from backend.recording import ScoreLike
 from backend.types import (
+    EXACT_ANSWERERS,
     ChatMessage,
     Diagnostics,
     HistoryMode,
@@ -49,6 +50,7 @@ def prediction_values(
         "model": prediction.model,
         "diagnostics": prediction.diagnostics.model_dump(),
         "grounded_by": list(prediction.grounded_by),
+        "confidence": prediction.confidence,
         "params": dict(params),
         "history_mode": history_mode,
         "created_at": utcnow(),
@@ -87,6 +89,8 @@ def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) 
         action=action,
         messages=messages,
         grounded_by=list(row.grounded_by or []),
+        answered_by=row.engine if row.engine in EXACT_ANSWERERS else "model",
+        confidence=row.confidence,
     )
 
 
@@ -104,6 +108,7 @@ def stored_step(row: StepRow, prompts: Mapping[int, list[ChatMessage]]) -> Store
         action=row.action,
         real_observation=row.real_observation,
         origin=row.origin,
+        answered_by=row.answered_by,
         predictions=[
             StoredPrediction(
                 prediction_id=p.id,

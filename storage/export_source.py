@@ -182,4 +182,6 @@ def _records(
             scores=scores,
             annotation=annotation,
             grounded_by=list(prediction.grounded_by or []),
+            answered_by=step.answered_by,
+            confidence=prediction.confidence,
         )

@@ -43,6 +43,7 @@ class StoredStep:
     real_observation: str | None
     origin: str | None
     predictions: list[StoredPrediction]
+    answered_by: str | None = None
 
     @property
     def prediction(self) -> StoredPrediction | None:

@@ -112,6 +112,7 @@ def insert_step(session: Session, session_id: int, step: StepInput) -> StepRecor
         "action": step.action,
         "real_observation": step.real,
         "origin": origin,
+        "answered_by": step.answered_by,
         "created_at": now,
     }
     step_id: int = connection.execute(insert(STEP).returning(steps.id), values).scalar_one()
@@ -177,6 +178,7 @@ def insert_steps(session: Session, items: Sequence[tuple[int, StepInput]]) -> li
                 "action": step.action,
                 "real_observation": step.real,
                 "origin": check_origin(step.real, step.origin),
+                "answered_by": step.answered_by,
                 "created_at": now,
             }
         )

@@ -94,9 +94,10 @@ class Annotator:
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    def next(self, user: str, domain: str | None) -> Draft | None:
-        """Claim the next prediction to review; None when the queue is empty."""
-        item = self.services.queue.claim_next(user, QueueFilter(domain=domain or None))
+    def next(self, user: str, domain: str | None, least_confident: bool = False) -> Draft | None:
+        """Claim the next prediction to review (the least confident first if asked)."""
+        chosen = QueueFilter(domain=domain or None, least_confident=least_confident)
+        item = self.services.queue.claim_next(user, chosen)
         return self._draft(item, user) if item else None
 
     def open(self, user: str, prediction_id: float | None) -> Draft:
@@ -111,11 +112,13 @@ class Annotator:
             raise BadInputError("Type the number of a prediction to open (1 or more).")
         return self._draft(self.services.queue.claim(int(prediction_id), user), user)
 
-    def skip(self, user: str, draft: Draft | None, domain: str | None) -> Draft | None:
+    def skip(
+        self, user: str, draft: Draft | None, domain: str | None, least_confident: bool = False
+    ) -> Draft | None:
         """Send the current item to the back of my queue and claim the next one."""
         if draft is not None:
             self.services.queue.skip(draft.item.prediction_id, user)
-        return self.next(user, domain)
+        return self.next(user, domain, least_confident)
 
     def queue_state(self, user: str, domain: str | None) -> QueueState:
         """How many items are left for me under this filter, and how many others hold."""

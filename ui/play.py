@@ -106,7 +106,9 @@ class Playground:
             text, reasoning = "", ""
             outcome: StepOutcome | None = None
             yield Partial(request, index, text, reasoning)
-            steps = run_step(simulator, self.services.sessions, target, request, prefix, live)
+            steps = run_step(
+                simulator, self.services.sessions, target, request, prefix, live, session.hybrid
+            )
             for item in steps:
                 if isinstance(item, StepOutcome):
                     outcome = item
@@ -123,8 +125,13 @@ class Playground:
             )
         yield Done(self._after(session, outcome, choice, notice))
 
-    def start_live(self, domain: str, task: str | None, owner: str) -> PlaySession:
+    def start_live(
+        self, domain: str, task: str | None, owner: str, hybrid: bool = False
+    ) -> PlaySession:
         """A new session whose real states come from a live environment started at `task`.
+
+        With `hybrid`, only the actions the domain's routing policy sends to an exact executor
+        run in it; the model answers the others.
 
         Raises:
             LiveEnvironmentError: live environments are off, all busy, or this one cannot run.
@@ -137,9 +144,17 @@ class Playground:
         trajectory = run.trajectory()
         self.services.trajectories.upsert(trajectory)
         goal = f" The agent's task: {trajectory.task}" if trajectory.task else ""
-        notice = f"Live {domain} environment started at task {run.task}.{goal} ({run.env.version})"
+        mode = " Hybrid: exact executors where the domain allows, the model elsewhere." * hybrid
+        notice = (
+            f"Live {domain} environment started at task {run.task}.{goal}{mode} ({run.env.version})"
+        )
         return PlaySession(
-            domain, trajectory, run.initial_state or None, live=handle, notice=notice
+            domain,
+            trajectory,
+            run.initial_state or None,
+            live=handle,
+            notice=notice,
+            hybrid=hybrid,
         )
 
     @contextmanager
@@ -158,7 +173,7 @@ class Playground:
             raise LiveEnvironmentError("Live environments are switched off on this server.")
         run, lock = pool.use(session.live)
         with lock:
-            kept = [step.action for step in session.steps]
+            kept = session.ran_live()
             replayed = ""
             if [turn.action for turn in run.turns] != kept:
                 run.replay(kept)

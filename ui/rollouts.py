@@ -74,16 +74,16 @@ class Rollouts:
         """Run the episodes under a run record; each is stored as a `rollout` session.
 
         Raises:
-            BadInputError: too many episodes, an unknown choice, or shadow without live
+            BadInputError: too many episodes, an unknown choice, or shadow or hybrid without live
                 environments on this server.
         """
         if not 1 <= request.episodes <= MAX_EPISODES:
             raise BadInputError(f"Run between 1 and {MAX_EPISODES} episodes here.")
         backing = backing_named(request.env)
         if backing == "live":
-            raise BadInputError("The page runs sim or shadow episodes.")
+            raise BadInputError("The page runs sim, shadow or hybrid episodes.")
         pool = self.services.live
-        if backing == "shadow" and pool is None:
+        if backing in ("shadow", "hybrid") and pool is None:
             raise BadInputError("Live environments are switched off on this server.")
         defaults = self.services.defaults
         engines = self.services.engine

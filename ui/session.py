@@ -81,6 +81,8 @@ class PlaySession:
         notice: a message about the session for the person (a branch, a clamp, a stop).
         live: the handle of the live environment the real states come from (the trajectory is
             then the live run's, stored as source `live:<domain>`).
+        hybrid: with `live`, the domain's routing policy picks who answers each action: exact
+            executors run in the live environment, the model answers the rest (never run).
     """
 
     domain: str
@@ -93,6 +95,15 @@ class PlaySession:
     fork: bool = False
     notice: str = ""
     live: str | None = None
+    hybrid: bool = False
+
+    def ran_live(self) -> list[str]:
+        """The actions the live environment ran: all of them, but a hybrid session's predicted."""
+        return [
+            step.action
+            for step in self.steps
+            if not (self.hybrid and step.prediction and step.prediction.answered_by == "model")
+        ]
 
     @classmethod
     def from_trajectory(cls, trajectory: Trajectory, start: int) -> PlaySession:

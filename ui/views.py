@@ -36,6 +36,20 @@ def grounding_chip(grounded_by: list[str]) -> str:
     )
 
 
+def answered_chip(prediction: Prediction) -> str:
+    """Who answered, when it was not the model: reality itself, not a prediction."""
+    if prediction.answered_by == "model":
+        return ""
+    return chip("answered by", f"{prediction.answered_by} (exact, not predicted)", "good")
+
+
+def confidence_chip(confidence: float | None) -> str:
+    """The model's confidence in its prediction ("" when unknown)."""
+    if confidence is None:
+        return ""
+    return chip("confidence", f"{confidence:.2f}", tone(confidence))
+
+
 def status_html(prediction: Prediction | None, note: str = "") -> str:
     """Engine, finish reason, tokens and latency of a prediction; warns when the budget ran out.
 
@@ -50,7 +64,10 @@ def status_html(prediction: Prediction | None, note: str = "") -> str:
         chip("tokens", f"{prediction.prompt_tokens} in / {prediction.completion_tokens} out"),
         chip("latency", f"{prediction.latency_s:.2f} s"),
         grounding_chip(prediction.grounded_by),
+        answered_chip(prediction),
     ]
+    if prediction.answered_by == "model":
+        chips.append(confidence_chip(prediction.confidence))
     if prediction.diagnostics.empty_extraction:
         chips.append(chip("output", "empty observation", "bad"))
     text = f'<span class="awp-note">{esc(note)}</span>' if note else ""

@@ -66,6 +66,13 @@ def bench(
     ] = False,
     grounding_k: GroundingK = None,
     grounding_tokens: GroundingTokens = None,
+    record_answers: Annotated[
+        bool,
+        typer.Option(
+            help="Answer items that exactly match a real transition of ANOTHER recording from "
+            "it, without the model. Off by default: the figures measure the model."
+        ),
+    ] = False,
     push: Annotated[
         str | None,
         typer.Option(
@@ -138,7 +145,7 @@ def bench(
                 dataset,
                 out,
                 config,
-                lambda name: context.simulator(name, model, base_url, grounding),
+                lambda name: context.simulator(name, model, base_url, grounding, record_answers),
                 grader,
                 resume,
                 BenchSessions(context.sessions, run.id),

@@ -35,7 +35,7 @@ def serve(
         str, typer.Option(help="Reward model: reference, task_judge or live.")
     ] = "reference",
     judge: Annotated[str | None, typer.Option(help="Engine of the task_judge reward.")] = None,
-    env: Annotated[str, typer.Option(help="sim, live or shadow.")] = "sim",
+    env: Annotated[str, typer.Option(help="sim, live, shadow or hybrid.")] = "sim",
     max_steps: Annotated[int, typer.Option(help="Steps before truncation.", min=1)] = 10,
     max_sessions: Annotated[
         int, typer.Option(help="Sessions at once, HTTP and WebSocket together.", min=1)

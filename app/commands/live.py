@@ -43,8 +43,15 @@ def open_run(
     return run
 
 
+PREDICTED = ("model", "record")
+"""Answerers of steps a hybrid session never ran live (so a replay leaves them out)."""
+
+
 def resume_run(settings: Settings, context: AppContext, stored: StoredSession) -> LiveRun:
     """A fresh live run standing where a stored live session stands (its actions replayed).
+
+    Only the actions the live environment really ran are replayed: a hybrid session's steps
+    the model (or the record) answered never ran there.
 
     Raises:
         BadInputError: the session was not recorded live.
@@ -58,7 +65,7 @@ def resume_run(settings: Settings, context: AppContext, stored: StoredSession) -
         )
     run = open_run(settings, stored.domain, trajectory.metadata.get("live_task"), base)
     try:
-        run.replay([step.action for step in stored.steps])
+        run.replay([step.action for step in stored.steps if step.answered_by not in PREDICTED])
     except BaseException:
         run.close()
         raise

@@ -33,7 +33,11 @@ def rollout(
     ] = "bundled",
     episodes: Annotated[int, typer.Option(help="Episodes per domain.", min=1)] = 1,
     env: Annotated[
-        str, typer.Option(help="sim (world model), live (real), shadow (real + predicted).")
+        str,
+        typer.Option(
+            help="sim (world model), live (real), shadow (real + predicted), hybrid (exact "
+            "executors where the domain's routing policy allows, the world model elsewhere)."
+        ),
     ] = "sim",
     sim_to_real: Annotated[
         bool, typer.Option(help="Replay each simulated episode live: divergence, agreement.")
@@ -90,6 +94,7 @@ def rollout(
             live_config=settings.live_config(),
             recorder=context.sessions if record else None,
             trajectories=context.trajectories if record else None,
+            min_confidence=settings.hybrid_min_confidence,
         )
         with tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
             outcome = record_rollouts(

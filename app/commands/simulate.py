@@ -134,6 +134,14 @@ def simulate(
         bool,
         typer.Option(help="Also run the action in a live environment: its result is the truth."),
     ] = False,
+    backing: Annotated[
+        str | None,
+        typer.Option(
+            help="shadow: the same as --live; hybrid: a live environment, but only the actions "
+            "the domain's routing policy sends to an exact executor run in it (swe editor "
+            "calls, read-only MCP tools); the model answers the rest."
+        ),
+    ] = None,
     task: Annotated[
         str | None, typer.Option(help="With --live: the start state (see `awp live tasks`).")
     ] = None,
@@ -146,6 +154,13 @@ def simulate(
     ] = None,
     grounding_k: GroundingK = None,
     grounding_tokens: GroundingTokens = None,
+    record_answers: Annotated[
+        bool | None,
+        typer.Option(
+            help="Answer a step that exactly matches a real transition from it, without the "
+            "model (default: AWP_RECORD_ANSWERS, on)."
+        ),
+    ] = None,
 ) -> None:
     """Predict the environment's next observation after one action."""
     context = build_context(
@@ -155,9 +170,15 @@ def simulate(
         grounding=grounding,
         grounding_k=grounding_k,
         grounding_tokens=grounding_tokens,
+        record_answers=record_answers,
     )
     settings = context.settings
     run: LiveRun | None = None
+    hybrid = backing == "hybrid"
+    if backing not in (None, "sim", "shadow", "hybrid"):
+        context.close()
+        raise BadInputError(f"--backing must be sim, shadow or hybrid, not {backing!r}.")
+    live = live or backing in ("shadow", "hybrid")
     try:
         simulator = context.simulator(engine, model, base_url)
         if session is None:
@@ -189,7 +210,8 @@ def simulate(
             target, prefix = session, []
         reality = None if run is None else live_observation(run)
         outcome = None
-        for item in run_step(simulator, context.sessions, target, request, prefix, reality):
+        steps = run_step(simulator, context.sessions, target, request, prefix, reality, hybrid)
+        for item in steps:
             if isinstance(item, StepOutcome):
                 outcome = item
             elif not as_json:
@@ -283,6 +305,8 @@ def print_outcome(outcome: StepOutcome, as_json: bool) -> None:
     typer.echo(prediction.observation)
     for score in outcome.scores.results:
         typer.echo(f"{score.name}: {score.value:.3f}")
+    if prediction.answered_by != "model":
+        typer.echo(f"(answered by the {prediction.answered_by}, not predicted)")
     typer.echo(
         f"--- {prediction.engine}/{prediction.model}: {prediction.finish_reason}, "
         f"{prediction.completion_tokens} tokens, {prediction.latency_s:.1f}s; "

@@ -83,7 +83,23 @@ def format_table(results: BenchResults) -> str:
                 ]
             )
     notes = _headline_note(results, domains)
-    return "\n".join([*_aligned(lines), "", notes, "", *_interval_block(results, domains)])
+    block = [*_aligned(lines), "", notes, "", *_interval_block(results, domains)]
+    return "\n".join([*block, *_auroc_lines(results, domains)])
+
+
+def _auroc_lines(results: BenchResults, domains: list[str]) -> list[str]:
+    """Per engine, the AUROC of its confidence against headline >= 0.5 (where it gives one)."""
+    lines = []
+    for name, stats in results.engines.items():
+        cells = [
+            f"{domain} {found:.2f}"
+            for domain in domains
+            if (kept := stats.domains.get(domain)) is not None
+            and (found := kept.confidence_auroc) is not None
+        ]
+        if cells:
+            lines.append(f"{name}: confidence AUROC vs headline >= 0.5: {', '.join(cells)}")
+    return ["", *lines] if lines else []
 
 
 def _aligned(lines: list[list[str]], label_left: bool = False) -> list[str]:

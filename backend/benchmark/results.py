@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 from backend.benchmark.intervals import Interval, domain_intervals
 from backend.benchmark.provenance import Reproduction
 from backend.benchmark.store import ItemRow
+from backend.confidence import GOOD_HEADLINE, auroc
 from backend.scoring import headline_metric
 from backend.scoring.base import METRICS
 from backend.scoring.judge_parse import DIMENSIONS
@@ -69,6 +70,11 @@ class DomainStats(BaseModel):
     headline_interval: Interval | None = None
     headline_items: int | None = None
     judge: JudgeStats | None = None
+    confidence_auroc: float | None = Field(
+        default=None,
+        description="AUROC of the predictions' confidence against headline >= 0.5 (None when "
+        "the engine gives no confidence, or every item falls on one side).",
+    )
 
 
 class Overall(BaseModel):
@@ -203,7 +209,18 @@ def domain_stats(domain: str, rows: list[ItemRow], interval: Interval | None = N
         headline_interval=interval,
         headline_items=len(headline.values),
         judge=judge_stats(ok),
+        confidence_auroc=confidence_auroc(ok, headline.key),
     )
+
+
+def confidence_auroc(ok: list[ItemRow], headline: MetricKey) -> float | None:
+    """How well the rows' confidence picks out their good predictions (headline >= 0.5)."""
+    pairs = [
+        (row.confidence, value)
+        for row in ok
+        if row.confidence is not None and (value := headline_of(row, headline)) is not None
+    ]
+    return auroc([c for c, _ in pairs], [value >= GOOD_HEADLINE for _, value in pairs])
 
 
 def engine_stats(rows: list[ItemRow]) -> EngineStats:

@@ -61,6 +61,8 @@ def scored_row(engine: str, item: BenchItem, prediction: Prediction, scores: Sco
         metrics=scores.results,
         headline_value=scores.headline,
         grounded_by=prediction.grounded_by,
+        answered_by=prediction.answered_by,
+        confidence=prediction.confidence,
         raw_output=prediction.raw_text,
     )
     if scores.problem:

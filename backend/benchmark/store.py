@@ -50,6 +50,12 @@ class ItemRow(BaseModel):
     judge: JudgeResult | None = None
     prediction_id: int | None = None
     grounded_by: list[str] = Field(default_factory=list)
+    answered_by: str = Field(
+        default="model", description="model, or record when `--record-answers` answered it."
+    )
+    confidence: float | None = Field(
+        default=None, description="The model's confidence in the prediction, where known."
+    )
     raw_output: str | None = Field(
         default=None,
         exclude=True,

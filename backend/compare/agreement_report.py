@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from backend.compare.agreement import PairAgreement, alpha, pair_agreement, people_agreement
+from backend.compare.confidence_report import ConfidenceAgreement
 from backend.compare.report import ALL
 
 JUDGE_ACCEPTS_AT = 4.0
@@ -96,6 +97,7 @@ class AgreementReport:
     dimensions: list[DimensionAgreement]
     confusion: list[VerdictCount]
     worst: list[Disagreement]
+    confidence: list[ConfidenceAgreement] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         """Plain JSON-ready data."""

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from backend.domains.routing import RoutingPolicy
 from backend.registry import Registry
 from backend.types import ObservationKind, PromptContext
 
@@ -54,6 +55,8 @@ class Domain:
         live: `backend.envs.live.<name>` registers a live environment for the domain.
         recorded_only: why the domain can never run live (said by `awp live tasks`); "" when it
             can, or when it simply has no live environment yet.
+        hybrid: who answers each action in hybrid backing (`backend.domains.routing`); empty:
+            the world model answers every action.
 
     The domain's metric set is registered under its name in backend.scoring DOMAIN_SETS (metrics
     import the scoring stack, which domains must not); tests/unit/test_registries.py checks it.
@@ -70,6 +73,7 @@ class Domain:
     block_observation: bool = False
     live: bool = False
     recorded_only: str = ""
+    hybrid: RoutingPolicy = field(default_factory=RoutingPolicy)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_finish(self, action: str) -> bool:

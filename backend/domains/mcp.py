@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains.routing import Route, RoutingPolicy, read_only_tool
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
+
+HYBRID = RoutingPolicy(
+    (
+        Route(
+            "executor",
+            read_only_tool,
+            "tools the live server declares read-only (annotations.readOnlyHint) run for real",
+        ),
+    )
+)
 
 EXAMPLE = '{"name": "list_directory", "arguments": {"path": "/home/user/projects"}}'
 
@@ -39,5 +50,6 @@ MCP = DOMAINS.register(
         validate=validate,
         renderer="json",
         live=True,
+        hybrid=HYBRID,
     ),
 )

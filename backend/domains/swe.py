@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
 from backend.domains.finish import tool_named
+from backend.domains.routing import Route, RoutingPolicy, tool_commands
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
+
+EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
+"""The editor's calls: deterministic file reads and edits, run exactly in hybrid backing."""
+
+HYBRID = RoutingPolicy(
+    (
+        Route(
+            "executor",
+            tool_commands("str_replace_editor", EDITOR_COMMANDS),
+            "str_replace_editor view/create/str_replace/insert/undo_edit run in the task's "
+            "sandbox; bash and submit are predicted from the true file state",
+        ),
+    )
+)
 
 EXAMPLE = '{"name": "bash", "arguments": {"command": "python -m pytest tests/test_api.py -x -q"}}'
 
@@ -38,5 +53,6 @@ SWE = DOMAINS.register(
         renderer="text",
         finish=Finish(tool_named("submit"), 'When done, call {"name": "submit", "arguments": {}}.'),
         live=True,
+        hybrid=HYBRID,
     ),
 )

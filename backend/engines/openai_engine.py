@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from backend.confidence import from_logprobs
 from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Deadline, chat_messages, finish_reason
 from backend.engines.http_client import RetryingClient, error_detail
@@ -60,6 +61,7 @@ class OpenAIEngine:
         self._release = weakref.finalize(self, self.replicas.close)
         self._model_lock = threading.Lock()
         self._send_top_k = True
+        self._send_logprobs = True
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Completion]:
         """Complete every request, at most `concurrency` in flight.
@@ -95,6 +97,7 @@ class OpenAIEngine:
         deadline = Deadline(self.config.deadline_s)
         text: list[str] = []
         reasoning: list[str] = []
+        logprobs: list[float] = []
         usage = Usage()
         reason: str | None = None
         with (
@@ -109,6 +112,8 @@ class OpenAIEngine:
                     delta = choice.delta or Message()
                     thought, content = delta.thought, delta.content or ""
                     reason = choice.finish_reason or reason
+                    if choice.logprobs is not None:
+                        logprobs.extend(choice.logprobs.values())
                     if thought or content:
                         reasoning.append(thought)
                         text.append(content)
@@ -123,6 +128,7 @@ class OpenAIEngine:
                 latency_s=deadline.elapsed,
                 engine=self.name,
                 model=model,
+                confidence=from_logprobs(logprobs),
             )
         )
 
@@ -164,6 +170,8 @@ class OpenAIEngine:
         }
         if self._send_top_k:
             payload["top_k"] = params.top_k
+        if self._send_logprobs:
+            payload["logprobs"] = True
         if params.seed is not None:
             payload["seed"] = params.seed
         if stream:
@@ -187,6 +195,7 @@ class OpenAIEngine:
             latency_s=deadline.elapsed,
             engine=self.name,
             model=self.model,
+            confidence=from_logprobs(choice.logprobs.values() if choice.logprobs else []),
         )
 
     def _open(
@@ -197,7 +206,8 @@ class OpenAIEngine:
         `top_k` is not in the OpenAI schema; vLLM and SGLang take it, but a strict server (such as
         `transformers serve`) refuses unknown fields. Such a refusal is answered by sending the
         request again without `top_k` (under the same deadline), and not sending it to that
-        server any more.
+        server any more. `logprobs` (for the prediction's confidence) is dropped the same way by
+        a server that refuses it.
         """
         while True:
             response = client.send(
@@ -212,6 +222,9 @@ class OpenAIEngine:
             response.read()
             response.close()
             detail = error_detail(response)
+            if self._send_logprobs and "logprobs" in detail:
+                self._send_logprobs = False  # a server without log-probabilities: ask without
+                continue
             if not (self._send_top_k and "top_k" in detail):
                 raise self._refusal(client.base_url, response.status_code, detail)
             self._send_top_k = False
@@ -241,7 +254,7 @@ ENGINES.register(
     "openai",
     EngineSpec(
         OpenAIEngine,
-        # The server batches concurrent requests; the chat completion kept has no log-probabilities.
-        Capabilities(streaming=True, batching=True, logprobs=False, in_process=False),
+        # The server batches concurrent requests; it is asked for log-probabilities (confidence).
+        Capabilities(streaming=True, batching=True, logprobs=True, in_process=False),
     ),
 )

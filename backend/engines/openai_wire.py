@@ -40,11 +40,28 @@ class Message(BaseModel):
         return self.reasoning_content or self.reasoning or ""
 
 
+class TokenLogprob(BaseModel):
+    """One sampled token's log-probability (`logprobs.content[i]`)."""
+
+    logprob: float
+
+
+class Logprobs(BaseModel):
+    """The log-probabilities a server returns when asked with `logprobs: true`."""
+
+    content: list[TokenLogprob] | None = None
+
+    def values(self) -> list[float]:
+        """The sampled tokens' log-probabilities, in order."""
+        return [token.logprob for token in self.content or []]
+
+
 class Choice(BaseModel):
     """One choice of a chat completion."""
 
     message: Message | None = None
     finish_reason: str | None = None
+    logprobs: Logprobs | None = None
 
 
 class ChatCompletion(BaseModel):
@@ -59,6 +76,7 @@ class StreamChoice(BaseModel):
 
     delta: Message | None = None
     finish_reason: str | None = None
+    logprobs: Logprobs | None = None
 
 
 class Event(BaseModel):

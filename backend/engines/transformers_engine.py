@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend.confidence import from_logprobs
 from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Timer, chat_messages
 from backend.engines.embedded import EMBEDDED_MODEL, prepare_embedded_model
@@ -137,6 +138,8 @@ class TransformersEngine:
         self, loaded: LocalModel, params: SamplingParams, budget: int
     ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
+            "return_dict_in_generate": True,
+            "output_logits": True,  # the raw logits, for the prediction's confidence
             "max_new_tokens": budget,
             "pad_token_id": loaded.tokenizer.pad_token_id,
             "eos_token_id": sorted(loaded.eos_ids),
@@ -162,11 +165,13 @@ class TransformersEngine:
         kwargs = self._generation_kwargs(loaded, params, batch.budget)
         with torch.inference_mode():
             output = loaded.model.generate(**batch.inputs, **kwargs)
-        width = batch.inputs["input_ids"].shape[1]
+            width = batch.inputs["input_ids"].shape[1]
+            new = output.sequences[:, width:]
+            logprobs = token_logprobs(output.logits, new)
         latency = timer.elapsed
         return [
-            self._completion(loaded, row.tolist(), prompt_tokens, batch.budget, latency)
-            for row, prompt_tokens in zip(output[:, width:], batch.prompt_tokens, strict=True)
+            self._completion(loaded, row.tolist(), prompt_tokens, batch.budget, latency, scores)
+            for row, prompt_tokens, scores in zip(new, batch.prompt_tokens, logprobs, strict=True)
         ]
 
     def _stream(self, loaded: LocalModel, request: ChatRequest) -> Iterator[StreamChunk]:
@@ -211,16 +216,29 @@ class TransformersEngine:
             worker.join()
         if "error" in outcome:
             raise outcome["error"]
-        ids = outcome["output"][0, batch.inputs["input_ids"].shape[1] :].tolist()
+        output = outcome["output"]
+        new = output.sequences[:, batch.inputs["input_ids"].shape[1] :]
+        with torch.inference_mode():
+            scores = token_logprobs(output.logits, new)[0]
         completion = self._completion(
-            loaded, ids, batch.prompt_tokens[0], batch.budget, timer.elapsed
+            loaded, new[0].tolist(), batch.prompt_tokens[0], batch.budget, timer.elapsed, scores
         )
         yield StreamChunk(completion=completion)
 
     def _completion(
-        self, loaded: LocalModel, ids: list[int], prompt_tokens: int, budget: int, latency: float
+        self,
+        loaded: LocalModel,
+        ids: list[int],
+        prompt_tokens: int,
+        budget: int,
+        latency: float,
+        logprobs: list[float],
     ) -> Completion:
-        """Cut a row after its first end-of-sequence token (padding follows) and decode it."""
+        """Cut a row after its first end-of-sequence token (padding follows) and decode it.
+
+        Its confidence is the geometric mean probability of the tokens kept (`logprobs` holds
+        each generated token's log-probability under the model's own, unprocessed logits).
+        """
         used = next((i + 1 for i, token in enumerate(ids) if token in loaded.eos_ids), None)
         if used is None:
             used, reason = len(ids), "length" if len(ids) >= budget else "stop"
@@ -234,7 +252,25 @@ class TransformersEngine:
             latency_s=latency,
             engine=self.name,
             model=self.model,
+            confidence=from_logprobs(logprobs[:used]),
         )
+
+
+def token_logprobs(logits: Sequence[Any], tokens: Any) -> list[list[float]]:
+    """Each row's generated tokens' log-probabilities under the raw logits of each step.
+
+    One step at a time (a [batch, vocab] slice each), so memory stays one slice, not the whole
+    [batch, steps, vocab] block.
+    """
+    import torch
+
+    columns = [
+        torch.log_softmax(step.float(), dim=-1).gather(1, tokens[:, i : i + 1])
+        for i, step in enumerate(logits)
+    ]
+    if not columns:
+        return [[] for _ in range(tokens.shape[0])]
+    return torch.cat(columns, dim=1).tolist()
 
 
 def _group_by_params(requests: Sequence[ChatRequest]) -> dict[SamplingParams, list[int]]:
@@ -249,6 +285,6 @@ ENGINES.register(
     "transformers",
     EngineSpec(
         TransformersEngine,
-        Capabilities(streaming=True, batching=True, logprobs=False, in_process=True),
+        Capabilities(streaming=True, batching=True, logprobs=True, in_process=True),
     ),
 )

@@ -61,6 +61,8 @@ class ExportRecord:
             before chats were kept (their prompt is rebuilt by the one history rule).
         previous_observation: the state just before the action, when known.
         grounded_by: the real transitions the prediction was shown as demonstrations.
+        answered_by: who answered the step (model, record, executor, live), when known.
+        confidence: the model's confidence in the prediction, when known.
 
     """
 
@@ -86,6 +88,8 @@ class ExportRecord:
     scores: list[ExportScore] = field(default_factory=list)
     annotation: ExportAnnotation | None = None
     grounded_by: list[str] = field(default_factory=list)
+    answered_by: str | None = None
+    confidence: float | None = None
 
     def links(self) -> dict[str, Any]:
         """The link columns every export row carries (`backend.export.rows.LinkedRow`)."""
@@ -100,6 +104,8 @@ class ExportRecord:
             "model": self.model,
             "annotator": annotation.annotator if annotation else None,
             "grounded_by": list(self.grounded_by),
+            "answered_by": self.answered_by,
+            "confidence": self.confidence,
         }
 
     @property

@@ -36,6 +36,14 @@ class LinkedRow(BaseModel):
         description="Real transitions shown to the model as demonstrations (`<trajectory>#<turn>` "
         "or `annotation:<id>`); empty when the prediction was not grounded."
     )
+    answered_by: str | None = Field(
+        default=None,
+        description="Who answered the step: model, record, executor or live (the engine of an "
+        "exact answer is the answerer's name); None for steps stored before it was kept.",
+    )
+    confidence: float | None = Field(
+        default=None, description="The model's confidence in the prediction in [0, 1], if known."
+    )
 
 
 class SFTRow(LinkedRow):

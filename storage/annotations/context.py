@@ -48,4 +48,5 @@ def queue_item(session: Session, prediction_id: int, expires_at: datetime | None
         scores={score.name: score.value for score in prediction.scores},
         claim_expires_at=expires_at,
         grounded_by=list(prediction.grounded_by or []),
+        confidence=prediction.confidence,
     )

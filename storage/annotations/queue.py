@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
 
 from backend.errors import ConflictError, NotFoundError
+from backend.types import EXACT_ANSWERERS
 from storage.annotations.context import queue_item
 from storage.annotations.types import HeldElsewhere, QueueFilter, QueueItem
 from storage.db import SessionFactory, session_scope
@@ -43,6 +44,7 @@ def _offered(query_filter: QueueFilter, me: int | None, overlap: int | None = No
         select(PredictionRow.id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
         .join(SessionRow, SessionRow.id == StepRow.session_id)
+        .where(PredictionRow.engine.not_in(EXACT_ANSWERERS))  # reality needs no review
     )
     if query_filter.domain is not None:
         query = query.where(SessionRow.domain == query_filter.domain)
@@ -75,8 +77,8 @@ def _candidates(
 ) -> Select[Any]:
     """What `me` may claim now, in queue order.
 
-    Own live claims first, then predictions `me` never skipped (oldest first), then those `me`
-    skipped, the longest ago first.
+    Own live claims first, then predictions `me` never skipped (oldest first, or the least
+    confident first when the filter asks), then those `me` skipped, the longest ago first.
     """
     query = (
         _offered(query_filter, me, overlap)
@@ -89,15 +91,24 @@ def _candidates(
             )
         )
     )
+    confident = (
+        [PredictionRow.confidence.is_(None), PredictionRow.confidence]
+        if query_filter.least_confident
+        else []
+    )
     if me is None:
-        return query.order_by(PredictionRow.id)
+        return query.order_by(*confident, PredictionRow.id)
     mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now)
     query = query.outerjoin(
         SkipRow, and_(SkipRow.prediction_id == PredictionRow.id, SkipRow.annotator_id == me)
     )
     skipped = case((SkipRow.skipped_at.is_(None), 0), else_=1)
     return query.order_by(
-        func.coalesce(mine, False).desc(), skipped, SkipRow.skipped_at, PredictionRow.id
+        func.coalesce(mine, False).desc(),
+        skipped,
+        *confident,
+        SkipRow.skipped_at,
+        PredictionRow.id,
     )
 
 

@@ -146,6 +146,8 @@ class QueueFilter:
         metric: with `min_value`/`max_value`: only predictions whose score for this metric lies
             in the range (inclusive), e.g. the hard cases under 0.5.
         unannotated_only: only predictions nobody has annotated yet.
+        least_confident: the model's least confident predictions first (those without a
+            confidence last), where people's review is worth the most.
 
     """
 
@@ -155,6 +157,7 @@ class QueueFilter:
     min_value: float | None = None
     max_value: float | None = None
     unannotated_only: bool = False
+    least_confident: bool = False
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,7 @@ class QueueItem:
         messages: the exact chat the model was given (None for predictions stored before chats
             were kept), so "consistency" is judged against what the model saw.
         grounded_by: the real transitions the model was shown as demonstrations.
+        confidence: the model's confidence in the prediction, when known.
     """
 
     prediction_id: int
@@ -189,6 +193,7 @@ class QueueItem:
     scores: Mapping[str, float] = field(default_factory=dict)
     claim_expires_at: datetime | None = None
     grounded_by: list[str] = field(default_factory=list)
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)

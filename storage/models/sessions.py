@@ -106,7 +106,12 @@ class SessionRow(TimestampMixin, Base):
 
 
 class StepRow(Base):
-    """One action in a session (0-based `index`) and, when known, the real observation after it."""
+    """One action in a session (0-based `index`) and, when known, the real observation after it.
+
+    `answered_by` says whose observation the session goes on from (`backend.types.AnsweredBy`:
+    model, record, executor, live); None for recorded turns copied in as history and for steps
+    stored before it existed.
+    """
 
     __tablename__ = "step"
     __table_args__ = (
@@ -120,6 +125,7 @@ class StepRow(Base):
     action: Mapped[str] = mapped_column(Text)
     real_observation: Mapped[str | None] = mapped_column(Text)
     origin: Mapped[str | None] = mapped_column(String(16))
+    answered_by: Mapped[str | None] = mapped_column(String(16), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     session: Mapped[SessionRow] = relationship(back_populates="steps")
@@ -140,6 +146,7 @@ class PredictionRow(Base):
     kept at the cost of the new messages only. It is None for predictions stored before it existed.
     `grounded_by` names the real transitions shown to the model as demonstrations
     (`backend.grounding`); None for predictions stored before grounding existed.
+    `confidence` is the model's own confidence in [0, 1] (`backend.confidence`), None unknown.
     """
 
     __tablename__ = "prediction"
@@ -160,6 +167,7 @@ class PredictionRow(Base):
     history_mode: Mapped[str] = mapped_column(String(16))
     prompt: Mapped[list[list[str]] | None] = mapped_column(JSON)
     grounded_by: Mapped[list[str] | None] = mapped_column(JSON)
+    confidence: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")

@@ -68,6 +68,31 @@ def test_closing_a_stream_early_frees_the_engine(engine: Engine) -> None:
     assert engine.generate([chat("top", max_new_tokens=2)])[0].completion_tokens == 2
 
 
+def test_each_completion_carries_its_tokens_confidence(engine: Engine) -> None:
+    import math
+
+    import torch
+
+    (completion,) = engine.generate([chat("ls", max_new_tokens=4)])
+    assert completion.confidence is not None and 0 < completion.confidence <= 1
+    # the same value as scoring the greedy tokens under the model's own logits by hand
+    model = engine._loaded.model  # type: ignore[attr-defined]
+    tokenizer = engine._loaded.tokenizer  # type: ignore[attr-defined]
+    text = tokenizer.apply_chat_template(
+        [m.model_dump() for m in chat("ls").messages], tokenize=False, add_generation_prompt=True
+    )
+    prompt = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"]
+    generated = tokenizer(completion.text, add_special_tokens=False)["input_ids"]
+    ids = torch.cat([prompt, torch.tensor([generated])], dim=1)
+    with torch.inference_mode():
+        logits = model(ids).logits[0, prompt.shape[1] - 1 : -1].float()
+    chosen = torch.log_softmax(logits, -1).gather(1, torch.tensor(generated)[:, None])
+    if len(generated) == completion.completion_tokens:
+        assert completion.confidence == pytest.approx(math.exp(chosen.mean().item()), rel=1e-3)
+    streamed = list(engine.stream(chat("ls", max_new_tokens=4)))[-1].completion
+    assert streamed is not None and streamed.confidence == pytest.approx(completion.confidence)
+
+
 def test_tiny_budget_ends_with_length(engine: Engine) -> None:
     completion = engine.generate([chat("yes", max_new_tokens=3)])[0]
 

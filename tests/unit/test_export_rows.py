@@ -28,6 +28,8 @@ LINKS = [
     "model",
     "annotator",
     "grounded_by",
+    "answered_by",
+    "confidence",
 ]
 CONTENT = {
     "sft": ["prompt", "completion"],
@@ -105,6 +107,8 @@ def record(
         scores=[ExportScore("exact", "1", 0.0), ExportScore("judge.format", "v1", 3.0)],
         annotation=annotation,
         grounded_by=["rec-1#2", "annotation:7"],
+        answered_by="model",
+        confidence=0.75,
     )
     values.update(changes)
     return ExportRecord(**values)  # type: ignore[arg-type]
@@ -133,6 +137,8 @@ def test_columns_are_pinned(name: str) -> None:
         "model": "m",
         "annotator": "ann",
         "grounded_by": ["rec-1#2", "annotation:7"],
+        "answered_by": "model",
+        "confidence": 0.75,
     }
 
 

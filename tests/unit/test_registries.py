@@ -21,6 +21,7 @@ from backend.contract import (
 )
 from backend.domains import load_builtin_domains
 from backend.domains.base import DOMAINS, Domain, Finish, get_domain
+from backend.domains.routing import RoutingPolicy
 from backend.envs.live.base import Check, LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardOptions, StepView, Verdict
 from backend.registry import Registry
@@ -69,6 +70,18 @@ def test_a_domain_registered_under_another_name_or_with_a_bad_example_is_listed(
     assert problems[1] == "domain 'ninth': registered under another name than its own 'eighth'"
     assert problems[2].startswith("domain 'ninth': its example action does not validate")
     assert len(problems) == 3
+
+
+def test_a_hybrid_route_without_reality_to_answer_it_is_listed() -> None:
+    swe = get_domain("swe")
+    model_route = replace(swe.hybrid.routes[0], answered_by="model", description="")
+    domain = replace(swe, live=False, hybrid=RoutingPolicy((model_route,)))
+    problems = domain_problems("swe", domain, metric_sets=("swe",), renderers=RENDERERS, live=())
+    assert problems == [
+        "domain 'swe': a hybrid route answered by 'model'",
+        "domain 'swe': a hybrid route without a description",
+        "domain 'swe': hybrid routes, but no live environment to run them in",
+    ]
 
 
 def test_an_engine_registered_as_a_bare_factory_lacks_its_capabilities() -> None:

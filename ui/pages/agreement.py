@@ -47,11 +47,12 @@ class AgreementPage:
     dimensions: gr.Dataframe
     confusion: gr.Dataframe
     worst: gr.HTML
+    confidence: gr.Dataframe
 
     @property
     def shown(self) -> list[Any]:
         """What a refresh updates."""
-        return [self.dimensions, self.confusion, self.worst]
+        return [self.dimensions, self.confusion, self.worst, self.confidence]
 
 
 def overlap_sentence(overlap: int | None) -> str:
@@ -88,7 +89,14 @@ def render(services: Services) -> AgreementPage:
     )
     gr.Markdown("#### Worst disagreements (judge total against the person's mean rating)")
     worst = gr.HTML(elem_id="ag-worst")
-    return AgreementPage(domain, refresh, overlap, dimensions, confusion, worst)
+    confidence = gr.Dataframe(
+        headers=CONFIDENCE_HEADERS,
+        interactive=False,
+        label="The model's confidence as a detector of good predictions (AUROC: 1 perfect, "
+        "0.5 chance)",
+        elem_id="ag-confidence",
+    )
+    return AgreementPage(domain, refresh, overlap, dimensions, confusion, worst, confidence)
 
 
 def _number(value: float | None) -> str:
@@ -121,6 +129,25 @@ def confusion_rows(report: AgreementReport, domain: str) -> list[list[Any]]:
         [f"judge {judge}", *(cells.get((judge, v.value), 0) for v in Verdict)]
         for judge in JUDGE_VERDICTS
     ]
+
+
+CONFIDENCE_HEADERS = [
+    "domain",
+    "verdicts",
+    "AUROC vs people's accept",
+    "scored",
+    "AUROC vs headline >= 0.5",
+]
+
+
+def confidence_rows(report: AgreementReport, domain: str) -> list[list[Any]]:
+    """The AUROC of confidence of `domain` (all: every domain's and the pooled one)."""
+    rows = [
+        [c.domain, c.verdicts, _number(c.verdict_auroc), c.scored, _number(c.headline_auroc)]
+        for c in report.confidence
+        if domain in (ALL, c.domain)
+    ]
+    return rows or [["no prediction with a confidence yet", 0, "", 0, ""]]
 
 
 def worst_html(report: AgreementReport, domain: str) -> str:
@@ -163,6 +190,7 @@ def wire(page: AgreementPage, services: Services) -> None:
             dimension_rows(report, domain),
             confusion_rows(report, domain),
             worst_html(report, domain),
+            confidence_rows(report, domain),
         ]
 
     gr.on(

@@ -67,6 +67,7 @@ class AnnotatePage:
     message: gr.HTML
     progress: gr.Dataframe
     judge: judge_button.JudgeButton
+    least_confident: gr.Checkbox
 
     def component(self, name: str) -> Any:
         """A component by the names `annotate_view` uses (ratings as `rate_<dimension>`)."""
@@ -112,6 +113,9 @@ def render(services: Services) -> AnnotatePage:
     browser = gr.BrowserState("", storage_key=BROWSER_KEY, secret=BROWSER_SECRET)
     with gr.Row(equal_height=True):
         domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
+        least_confident = gr.Checkbox(
+            False, label="Least confident first", scale=1, elem_id="an-least-confident"
+        )
         next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
         prediction_id = gr.Number(
             None, label="Prediction #", precision=0, scale=1, elem_id="an-prediction"
@@ -225,6 +229,7 @@ def render(services: Services) -> AnnotatePage:
         message,
         progress,
         judge,
+        least_confident,
     )
 
 
@@ -248,9 +253,11 @@ def wire(page: AnnotatePage, services: Services) -> None:
         shown = updates(annotate_view.show(draft, who, state, message, rows), key)
         return {**shown, page.judge.verdict: ""}
 
-    def next_item(domain: str, request: gr.Request, browser: str | None = None) -> dict:
+    def next_item(
+        domain: str, request: gr.Request, browser: str | None = None, least: bool = False
+    ) -> dict:
         who, key = person(browser, request)
-        return show(annotator.next(who.name, domain), who, key, domain)
+        return show(annotator.next(who.name, domain, bool(least)), who, key, domain)
 
     def open_item(
         prediction_id: float | None, domain: str, request: gr.Request, browser: str | None = None
@@ -271,10 +278,14 @@ def wire(page: AnnotatePage, services: Services) -> None:
         return open_item(float(linked), domain, request, browser)
 
     def skip(
-        draft: Draft | None, domain: str, request: gr.Request, browser: str | None = None
+        draft: Draft | None,
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
+        least: bool = False,
     ) -> dict:
         who, key = person(browser, request)
-        return show(annotator.skip(who.name, draft, domain), who, key, domain)
+        return show(annotator.skip(who.name, draft, domain, bool(least)), who, key, domain)
 
     def submit(
         draft: Draft | None,
@@ -284,6 +295,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
         **fields: Any,
     ) -> dict:
         who, key = person(browser, request)
+        least = bool(fields.pop("least", False))
         ratings = {name: fields.pop(name) for name in RATING_HELP}
         try:
             record = annotator.submit(who.name, draft, ratings=ratings, **fields)
@@ -291,7 +303,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
             refused = f"Not saved: {exc}"
             return updates({"message": annotate_view.banner(refused, "refused")}, key)
         saved = annotate_view.saved_banner(record)
-        return show(annotator.next(who.name, domain), who, key, domain, saved)
+        return show(annotator.next(who.name, domain, least), who, key, domain, saved)
 
     def use_real(draft: Draft | None) -> Any:
         known = draft.item.real_observation if draft is not None else None
@@ -302,8 +314,13 @@ def wire(page: AnnotatePage, services: Services) -> None:
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser}
+    ordered: dict[str, Any] = {**who, "least": page.least_confident}
     page.next.click(
-        guarded(next_item), [page.domain], inputs_kwargs=who, api_name="annotate_next", **cheap
+        guarded(next_item),
+        [page.domain],
+        inputs_kwargs=ordered,
+        api_name="annotate_next",
+        **cheap,
     )
     page.open.click(
         guarded(open_item),
@@ -315,12 +332,12 @@ def wire(page: AnnotatePage, services: Services) -> None:
     page.skip.click(
         guarded(skip),
         [page.state, page.domain],
-        inputs_kwargs=who,
+        inputs_kwargs=ordered,
         api_name="annotate_skip",
         **cheap,
     )
     fields: dict[str, Any] = {
-        **who,
+        **ordered,
         "corrected": page.editor,
         **page.ratings,
         "verdict": page.verdict,

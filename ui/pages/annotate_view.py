@@ -27,7 +27,7 @@ from ui.renderers import render_diff
 from ui.renderers.base import esc
 from ui.services import Services
 from ui.users import User
-from ui.views import chip, empty, grounding_chip
+from ui.views import chip, confidence_chip, empty, grounding_chip
 
 PROGRESS_HEADERS = (
     "annotator",
@@ -129,6 +129,7 @@ def header(draft: Draft) -> str:
         if draft.version
         else chip("new", "annotation"),
         grounding_chip(item.grounded_by),
+        confidence_chip(item.confidence),
     ]
     chips += [chip(name, f"{value:.2f}") for name, value in item.scores.items()]
     task = (

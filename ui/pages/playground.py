@@ -139,8 +139,9 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     def load(domain: str, trajectory_id: str | None, start: float | None) -> dict:
         return present(playground.start(domain, trajectory_id, int(start or 0)))
 
-    def start_live(domain: str, task: str | None, request: gr.Request) -> dict:
-        return present(playground.start_live(domain, task, request.session_hash or "anonymous"))
+    def start_live(domain: str, task: str | None, hybrid: bool, request: gr.Request) -> dict:
+        owner = request.session_hash or "anonymous"
+        return present(playground.start_live(domain, task, owner, bool(hybrid)))
 
     def start_blank(domain: str, initial: str) -> dict:
         blank = PlaySession(domain, initial_state=initial or None, notice="Blank start.")
@@ -209,7 +210,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     # Starting a sandbox takes seconds (a browser: several), and there are only so many of them.
     starts.live_start.click(
         guarded(start_live),
-        [page.domain, starts.live_task],
+        [page.domain, starts.live_task, starts.live_hybrid],
         shown,
         api_name="start_live",
         concurrency_limit=2,

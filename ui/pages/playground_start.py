@@ -34,6 +34,7 @@ class StartControls:
     live: gr.Group
     live_task: gr.Dropdown
     live_note: gr.Markdown
+    live_hybrid: gr.Checkbox
     live_start: gr.Button
     blank_group: gr.Group
     initial: gr.Textbox
@@ -88,6 +89,12 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
             allow_custom_value=True,
         )
         live_note = gr.Markdown(note, elem_id="pg-live-note")
+        live_hybrid = gr.Checkbox(
+            False,
+            label="Hybrid: run only exact actions live (swe edits, read-only MCP tools)",
+            info="The model predicts the rest (tests, shell) from the true file state.",
+            elem_id="pg-live-hybrid",
+        )
         live_start = gr.Button("Start live environment", elem_id="pg-live-start")
     with gr.Group(visible="hidden") as blank_group:
         initial = gr.Textbox(label="Initial state (optional)", lines=4)
@@ -101,6 +108,7 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
         live,
         live_task,
         live_note,
+        live_hybrid,
         live_start,
         blank_group,
         initial,

@@ -70,10 +70,11 @@ def render(services: Services) -> RolloutsPage:
             )
             max_steps = gr.Number(5, label="Step limit", precision=0, minimum=1, maximum=20)
             env = gr.Radio(
-                ["sim", "shadow"],
+                ["sim", "shadow", "hybrid"],
                 value="sim",
                 label="Environment",
-                info="shadow: the agent acts live, the model predicts each step",
+                info="shadow: the agent acts live, the model predicts each step; hybrid: exact "
+                "executors where the domain allows (swe edits), the model elsewhere",
                 elem_id="ro-env",
             )
             run = gr.Button("Run rollout", variant="primary", elem_id="ro-run")

@@ -13,8 +13,8 @@ from backend.envs.live.base import LiveConfig
 from backend.errors import BadInputError
 from backend.types import HistoryMode, PromptContext, SamplingParams, Trajectory
 
-Backing = Literal["sim", "live", "shadow"]
-BACKINGS: tuple[Backing, ...] = ("sim", "live", "shadow")
+Backing = Literal["sim", "live", "shadow", "hybrid"]
+BACKINGS: tuple[Backing, ...] = ("sim", "live", "shadow", "hybrid")
 SESSION_KIND = "rollout"
 INVALID_PREFIX = "Invalid action: "
 
@@ -23,12 +23,12 @@ def backing_named(name: str) -> Backing:
     """The backing called `name`.
 
     Raises:
-        BadInputError: not sim, live or shadow.
+        BadInputError: not one of BACKINGS.
     """
     for backing in BACKINGS:
         if backing == name:
             return backing
-    raise BadInputError(f"The environment must be sim, live or shadow, not {name!r}.")
+    raise BadInputError(f"The environment must be one of {', '.join(BACKINGS)}, not {name!r}.")
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class EpisodeSpec:
         context: tools and task for the world model's prompt and the action checks.
         trajectory: a recording the episode follows: its start state, and its observations as
             the per-step reference (the `reference` reward) and its actions for `replay` agents.
-        live_task: the live environment's task to start (live and shadow backings).
+        live_task: the live environment's task to start (live, shadow and hybrid backings).
     """
 
     domain: str
@@ -70,13 +70,15 @@ class EnvOptions:
     """How episodes run.
 
     Attributes:
-        backing: sim, live or shadow.
+        backing: sim, live, shadow or hybrid (the domain's routing policy picks who answers).
         max_steps: steps before the episode is truncated.
         invalid_penalty: the reward of an invalid action is minus this.
         record: store every episode as a session (off for speed).
         params: the world model's sampling.
         history_mode: what the world model sees of the episode so far.
-        live_config: limits of the live environment (live and shadow backings).
+        live_config: limits of the live environment (every backing but sim).
+        min_confidence: hybrid's selective simulation: a model prediction whose confidence is
+            below this is not used; the live environment answers the step instead (0: off).
     """
 
     backing: Backing = "sim"
@@ -86,6 +88,7 @@ class EnvOptions:
     params: SamplingParams = field(default_factory=SamplingParams)
     history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
     live_config: LiveConfig | None = None
+    min_confidence: float = 0.0
 
 
 @dataclass(frozen=True)

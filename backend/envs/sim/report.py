@@ -28,6 +28,9 @@ class StepRow(BaseModel):
         default=None, description="The real observation it was scored against (recorded or live)."
     )
     invalid: bool = False
+    answered_by: str | None = Field(
+        default=None, description="Who answered the step: model, record, executor or live."
+    )
     divergence: float | None = Field(
         default=None, description="Sim-to-real: 1 - headline(simulated vs real observation)."
     )

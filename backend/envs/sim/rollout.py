@@ -149,6 +149,7 @@ class RolloutRunner:
                 predicted=result.info.get("predicted_observation"),
                 reference=result.info.get("reference"),
                 invalid=invalid,
+                answered_by=result.info.get("answered_by"),
             )
         )
         run.turns.append(Turn(action=action, observation=result.observation))

@@ -44,7 +44,7 @@ class RolloutPlan:
         agent: `replay` (the recordings' actions) or ENGINE[:MODEL].
         episodes: episodes per domain.
         tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
-        backing: sim, live or shadow.
+        backing: sim, live, shadow or hybrid.
         max_steps: steps before truncation.
         reward: the reward model's registered name.
         judge: the task judge's engine (None: the world model's).
@@ -84,6 +84,7 @@ class RolloutParts:
         recorder: where episodes are stored as sessions (None: not stored).
         trajectories: where live, shadow and sim-to-real episodes keep their live trajectory
             (None: not kept).
+        min_confidence: hybrid's selective simulation threshold (`EnvOptions.min_confidence`).
     """
 
     world: Simulator
@@ -93,6 +94,7 @@ class RolloutParts:
     live_config: LiveConfig | None
     recorder: Recorder | None
     trajectories: TrajectorySink | None
+    min_confidence: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,7 @@ def run_rollouts(
         params=parts.params,
         history_mode=parts.history_mode,
         live_config=parts.live_config,
+        min_confidence=parts.min_confidence,
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}

@@ -7,12 +7,16 @@ recording is off). `step_all` steps many environments with ONE engine call, whic
 vector environment and the rollout runner use; `WorldEnv.step` is that call for one. A live or
 shadow episode also keeps its live trajectory as ground truth, like every other live run.
 
-Three backings, one interface:
+Four backings, one interface:
 - `sim`: the world model answers; the agent sees the prediction;
 - `live`: a live environment answers; nothing is predicted;
 - `shadow`: the agent acts in the live environment while the world model predicts every step
   (teacher-forced on the live history), so each step's scores measure the model's fidelity on
-  the states an agent actually visits.
+  the states an agent actually visits;
+- `hybrid`: the domain's routing policy (`Domain.hybrid`) picks who answers each action: an
+  exact executor or the live environment runs it for real (nothing is predicted), the world
+  model predicts the rest (which the live environment never runs), from a history whose exact
+  steps are real. Every step stores who answered it (`answered_by`).
 
 An invalid action never raises: the agent sees the domain's validation message, the step costs
 `invalid_penalty`, and the world's state (its history) does not change.
@@ -46,8 +50,18 @@ from backend.recording import (
     TrajectorySink,
 )
 from backend.simulate import Simulator, canonical
-from backend.stepping import Sample, Scores, observed, record_steps, step_batch, step_input
+from backend.stepping import (
+    Sample,
+    Scores,
+    exact_sample,
+    observed,
+    record_steps,
+    routed,
+    step_batch,
+    step_input,
+)
 from backend.types import (
+    AnsweredBy,
     Prediction,
     PromptContext,
     SimRequest,
@@ -65,13 +79,19 @@ class Completed:
 
 @dataclass
 class PendingStep:
-    """A step between its check (and, live, its real run) and its prediction."""
+    """A step between its check (and, live, its real run) and its prediction.
+
+    `answered_by` is who answers the agent; `exact` the step's answer when reality gave it in
+    hybrid backing (then nothing is predicted).
+    """
 
     action: str
     request: SimRequest | None = None
     error: str = ""
     live_reward: float | None = None
     live_done: bool = False
+    answered_by: AnsweredBy = "model"
+    exact: Sample | None = None
 
 
 class WorldEnv:
@@ -165,15 +185,44 @@ class WorldEnv:
             request = canonical(request)
         except BadActionError as exc:
             return PendingStep(action, error=str(exc))
-        if self.options.backing == "sim":
+        backing = self.options.backing
+        answerer = routed(request) if backing == "hybrid" else "live"
+        if backing == "sim" or answerer == "model":
             return PendingStep(request.action, request)
         live_step = self._live(spec).act(request.action)
         request = observed(request, lambda _: live_step.observation)
-        return PendingStep(request.action, request, "", live_step.reward, live_step.done)
+        pending = PendingStep(
+            request.action, request, "", live_step.reward, live_step.done, answerer
+        )
+        if backing == "hybrid":
+            pending.exact = exact_sample(request, answerer, f"live:{spec.domain}")
+        return pending
 
     def needs_prediction(self, pending: PendingStep) -> bool:
-        """Whether the world model predicts this step (sim and shadow, valid actions)."""
-        return pending.request is not None and self.options.backing != "live"
+        """Whether the world model predicts this step (sim, shadow, hybrid's model steps)."""
+        backing = self.options.backing
+        return pending.request is not None and backing != "live" and pending.exact is None
+
+    def doubts(self, sample: Sample) -> bool:
+        """Whether hybrid's selective simulation sends this model step to the live environment.
+
+        A prediction without a confidence is trusted: nothing says it is unsure.
+        """
+        confidence = sample.prediction.confidence if sample.prediction is not None else None
+        hybrid = self.options.backing == "hybrid"
+        return hybrid and confidence is not None and confidence < self.options.min_confidence
+
+    def escalate(self, pending: PendingStep) -> Sample:
+        """Answer a doubted step live instead: run it for real, `answered_by="live"`."""
+        request = pending.request
+        if request is None:
+            raise RuntimeError("only a valid step is escalated")
+        live_step = self._live(self._spec()).act(request.action)
+        pending.request = observed(request, lambda _: live_step.observation)
+        pending.live_reward, pending.live_done = live_step.reward, live_step.done
+        pending.answered_by = "live"
+        pending.exact = exact_sample(pending.request, "live", f"live:{self.domain}")
+        return pending.exact
 
     def view(self, pending: PendingStep, sample: Sample | None) -> StepView:
         """The finished step as the reward model sees it."""
@@ -228,7 +277,7 @@ class WorldEnv:
             )
         )
         self.shown = list(view.turns)
-        info, item = self._store(request, prediction, scores, verdict)
+        info, item = self._store(request, prediction, scores, verdict, pending.answered_by)
         finished = get_domain(self.domain).is_finish(request.action)
         terminated = finished or verdict.done
         self.done = terminated or truncated
@@ -238,6 +287,7 @@ class WorldEnv:
         info["finish_action"] = finished
         info["scores"] = {result.name: result.value for result in scores.results}
         info["reference"] = request.reference
+        info["answered_by"] = pending.answered_by
         if prediction is not None:
             info["predicted_observation"] = prediction.observation
         result = StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
@@ -257,6 +307,7 @@ class WorldEnv:
         prediction: Prediction | None,
         scores: Scores,
         verdict: Verdict,
+        answered_by: AnsweredBy,
     ) -> tuple[dict[str, Any], tuple[SessionTarget, StepInput] | None]:
         """The step's info, and what to store (None when recording is off).
 
@@ -284,7 +335,7 @@ class WorldEnv:
             verdict.reward,
             {**verdict.details, "done": verdict.done, "success": verdict.success},
         )
-        return info, (target, step_input(request, prediction, scores, [reward]))
+        return info, (target, step_input(request, prediction, scores, [reward], answered_by))
 
     def _keep_live(self) -> None:
         """Store the live run's trajectory as it now stands (live and shadow episodes)."""
@@ -298,14 +349,19 @@ class WorldEnv:
         return {"base_trajectory_id": self.live.trajectory_id}
 
     def _engine_names(self) -> dict[str, str]:
-        """A live episode has no prediction to name its engine: it names the environment."""
+        """A live episode has no prediction to name its engine: it names the environment.
+
+        A hybrid episode names its world model even when an exact step comes first.
+        """
+        if self.options.backing == "hybrid":
+            return {"engine": self.simulator.engine.name, "model": self.simulator.engine.model}
         if self.options.backing != "live" or self.live is None:
             return {}
         return {"engine": "live", "model": f"live:{self.domain}"}
 
     def _seen(self, request: SimRequest, prediction: Prediction | None) -> str:
-        """What the agent sees after the step: reality when live, else the prediction."""
-        if self.options.backing != "sim":
+        """What the agent sees: reality when live or shadow, else the answer (model or exact)."""
+        if self.options.backing in ("live", "shadow"):
             return request.reference or ""
         return prediction.observation if prediction is not None else ""
 
@@ -352,14 +408,14 @@ def step_all(envs: Sequence[WorldEnv], actions: Sequence[str]) -> list[StepResul
     asked = [
         i for i, (env, p) in enumerate(zip(envs, pendings, strict=True)) if env.needs_prediction(p)
     ]
-    samples: list[Sample | None] = [None] * len(envs)
+    samples: list[Sample | None] = [pending.exact for pending in pendings]
     if asked:
         requests = [pendings[i].request for i in asked]
         made = step_batch(envs[asked[0]].simulator, [r for r in requests if r is not None])
         for i, (sample,) in zip(asked, made, strict=True):
             if sample.error is not None:
                 raise sample.error  # an episode cannot go on without its world's answer
-            samples[i] = sample
+            samples[i] = envs[i].escalate(pendings[i]) if envs[i].doubts(sample) else sample
     views = [
         env.view(pending, samples[i])
         for i, (env, pending) in enumerate(zip(envs, pendings, strict=True))
