@@ -20,7 +20,7 @@ from backend.envs.sim.defaults import (
 def rollout(
     domain: Annotated[
         str, typer.Option(help="Domain, or several comma-separated (terminal,web,...).")
-    ],
+    ] = "",
     agent: Annotated[
         str,
         typer.Option(help=f"`{REPLAY}` (the recordings' actions) or ENGINE[:MODEL] as the agent."),
@@ -58,6 +58,10 @@ def rollout(
     out: Annotated[Path, typer.Option(help="Folder for rollouts.jsonl and summary.json.")] = Path(
         "rollouts"
     ),
+    world: Annotated[
+        Path | None,
+        typer.Option(help="A world file: every episode starts there, with its seed and prompt."),
+    ] = None,
 ) -> None:
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
     from tqdm import tqdm
@@ -65,6 +69,7 @@ def rollout(
     from app.context import build_context
     from backend.envs.sim.episode import backing_named
     from backend.envs.sim.service import RolloutParts, RolloutPlan
+    from backend.errors import BadInputError
     from storage.rollout_runs import record_rollouts
 
     plan = RolloutPlan(
@@ -79,7 +84,10 @@ def rollout(
         batch=batch,
         sim_to_real=sim_to_real,
         agent_max_new_tokens=agent_max_new_tokens,
+        world=str(world) if world is not None else None,
     )
+    if not plan.domains and plan.world is None:
+        raise BadInputError("Give --domain (or --world, whose file names its domain).")
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
         parts = RolloutParts(

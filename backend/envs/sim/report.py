@@ -56,6 +56,7 @@ class EpisodeRow(BaseModel):
     real_success: bool | None = None
     outcome_agrees: bool | None = None
     real_session_id: int | None = None
+    world: str | None = Field(default=None, description="The pinned world it ran in, if any.")
 
 
 class DomainSummary(BaseModel):

@@ -175,6 +175,7 @@ class RolloutRunner:
             world_model_tokens=run.world_model_tokens,
             agent_tokens=run.agent_tokens,
             session_id=run.env.session_id,
+            world=run.spec.world,
         )
 
     def _live_env(self) -> WorldEnv:

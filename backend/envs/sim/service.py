@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
@@ -21,11 +22,12 @@ from backend.envs.sim.defaults import (
     DEFAULT_REWARD,
     REPLAY,
 )
-from backend.envs.sim.episode import Backing, EnvOptions
+from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
 from backend.envs.sim.report import EpisodeRow, Summary, summarize
 from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
 from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
 from backend.envs.sim.tasks import episode_specs
+from backend.envs.sim.worlds import world_starts
 from backend.errors import BadInputError
 from backend.recording import Recorder, TrajectorySink
 from backend.simulate import Simulator
@@ -51,6 +53,8 @@ class RolloutPlan:
         batch: episodes stepped together.
         sim_to_real: replay each simulated episode live afterwards.
         agent_max_new_tokens: the agent's completion budget.
+        world: a world file (`backend.envs.sim.worlds`): the one start of every episode, its
+            domain instead of `domains`, its prompt, seed and temperature.
     """
 
     domains: tuple[str, ...]
@@ -64,11 +68,12 @@ class RolloutPlan:
     batch: int = DEFAULT_BATCH
     sim_to_real: bool = False
     agent_max_new_tokens: int = AGENT_MAX_NEW_TOKENS
+    world: str | None = None
 
     @property
     def total(self) -> int:
         """Episodes in all."""
-        return self.episodes * len(self.domains)
+        return self.episodes * (1 if self.world else len(self.domains))
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,21 @@ def make_reward(plan: RolloutPlan, parts: RolloutParts) -> RewardModel:
     return build_reward(plan.reward, RewardOptions(judge=judge))
 
 
+def starts(plan: RolloutPlan, prompts: PromptLibrary) -> list[list[EpisodeSpec]]:
+    """Each domain's episode starts: the plan's world (warned of when unpinned), else its tasks.
+
+    Raises:
+        BadInputError: a bad world file or tasks source, or a world outside the plan's domains.
+    """
+    if plan.world is None:
+        return [episode_specs(domain, plan.tasks) for domain in plan.domains]
+    pinned = world_starts(plan.world, prompts)
+    domain = pinned[0].domain
+    if plan.domains and domain not in plan.domains:
+        raise BadInputError(f"The world is in the {domain} domain, not {plan.domains[0]}.")
+    return [pinned]
+
+
 def run_rollouts(
     plan: RolloutPlan,
     parts: RolloutParts,
@@ -155,8 +175,8 @@ def run_rollouts(
     agent = make_agent(plan.agent, parts.engines, parts.params.model_copy(update=budget))
     config = RolloutConfig(episodes=plan.episodes, batch=plan.batch, sim_to_real=plan.sim_to_real)
     rows: list[EpisodeRow] = []
-    for domain in plan.domains:
-        rows += runner.run(agent, episode_specs(domain, plan.tasks), config, progress)
+    for specs in starts(plan, parts.world.prompts):
+        rows += runner.run(agent, specs, config, progress)
     reward_name = f"{reward.name}@{reward.version}"
     summary = summarize(rows, plan.backing, agent.name, world_name(parts.world), reward_name)
     return RolloutOutcome(rows, summary)

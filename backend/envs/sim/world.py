@@ -152,12 +152,13 @@ class WorldEnv:
             raise RuntimeError("step() after the episode ended: call reset() first")
         request = SimRequest(
             domain=spec.domain,
+            system_prompt=spec.system_prompt,
             context=self.context,
             initial_state=self.initial_state,
             history=list(self.turns),
             action=action,
             history_mode=self.options.history_mode,
-            params=self.options.params,
+            params=spec.params(self.options.params),
             reference=self._recorded_reference(),
             grounding_exclude=self._own_recordings(),
         )
