@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from backend.envs.sim.honesty import HonestyMeter
 
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
@@ -62,6 +65,10 @@ def rollout(
         Path | None,
         typer.Option(help="A world file: every episode starts there, with its seed and prompt."),
     ] = None,
+    replays: Annotated[
+        int,
+        typer.Option(help="With --sim-to-real: replays of each episode in sim (variance).", min=0),
+    ] = 0,
 ) -> None:
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
     from tqdm import tqdm
@@ -85,6 +92,7 @@ def rollout(
         sim_to_real=sim_to_real,
         agent_max_new_tokens=agent_max_new_tokens,
         world=str(world) if world is not None else None,
+        replays=replays,
     )
     if not plan.domains and plan.world is None:
         raise BadInputError("Give --domain (or --world, whose file names its domain).")
@@ -111,7 +119,21 @@ def rollout(
     (out / "summary.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
     for name, figures in summary.domains.items():
         typer.echo(f"{name}: {json.dumps(figures.model_dump())}")
+    if summary.honesty is not None:
+        show_meter(summary.honesty, out / "honesty.png")
     typer.echo(f"Wrote {out / 'rollouts.jsonl'} and {out / 'summary.json'}")
+
+
+def show_meter(meter: HonestyMeter, picture: Path) -> None:
+    """Print the honesty meter's table and save its plot."""
+    from backend.envs.sim.honesty import METER_HEADERS, meter_table
+    from backend.envs.sim.honesty_plot import meter_figure
+
+    typer.echo("Honesty meter (" + " | ".join(METER_HEADERS) + "):")
+    for row in meter_table(meter):
+        typer.echo("  " + " | ".join("-" if v is None else str(v) for v in row))
+    meter_figure(meter).savefig(picture, dpi=110)
+    typer.echo(f"Saved the meter's plot to {picture}")
 
 
 def register(cli: typer.Typer) -> None:

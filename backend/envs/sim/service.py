@@ -53,6 +53,7 @@ class RolloutPlan:
         batch: episodes stepped together.
         sim_to_real: replay each simulated episode live afterwards.
         agent_max_new_tokens: the agent's completion budget.
+        replays: with sim_to_real, replays of each episode in simulation (replay variance).
         world: a world file (`backend.envs.sim.worlds`): the one start of every episode, its
             domain instead of `domains`, its prompt, seed and temperature.
     """
@@ -69,6 +70,7 @@ class RolloutPlan:
     sim_to_real: bool = False
     agent_max_new_tokens: int = AGENT_MAX_NEW_TOKENS
     world: str | None = None
+    replays: int = 0
 
     @property
     def total(self) -> int:
@@ -173,10 +175,17 @@ def run_rollouts(
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}
     agent = make_agent(plan.agent, parts.engines, parts.params.model_copy(update=budget))
-    config = RolloutConfig(episodes=plan.episodes, batch=plan.batch, sim_to_real=plan.sim_to_real)
+    config = RolloutConfig(
+        episodes=plan.episodes,
+        batch=plan.batch,
+        sim_to_real=plan.sim_to_real,
+        replays=plan.replays,
+    )
     rows: list[EpisodeRow] = []
     for specs in starts(plan, parts.world.prompts):
         rows += runner.run(agent, specs, config, progress)
     reward_name = f"{reward.name}@{reward.version}"
-    summary = summarize(rows, plan.backing, agent.name, world_name(parts.world), reward_name)
+    summary = summarize(
+        rows, plan.backing, agent.name, world_name(parts.world), reward_name, plan.replays
+    )
     return RolloutOutcome(rows, summary)

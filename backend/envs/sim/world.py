@@ -239,6 +239,7 @@ class WorldEnv:
         info["finish_action"] = finished
         info["scores"] = {result.name: result.value for result in scores.results}
         info["reference"] = request.reference
+        info["live_reward"] = pending.live_reward
         if prediction is not None:
             info["predicted_observation"] = prediction.observation
         result = StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)

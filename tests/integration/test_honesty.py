@@ -1,0 +1,127 @@
+"""The honesty meter: `oracle` agrees with reality on recorded tasks, `persistence` does not.
+
+The recorded tasks are real: the terminal task `hello` run live (solved, and a no-op), stored
+as live recordings with the live check's rewards. Replayed in simulation with the sim-to-real
+replay, the check-as-action decides sim success and the live check decides real success.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.context import AppContext
+from backend.envs.sim.check_action import CHECK_FAIL, CHECK_PASS, read_check
+from backend.envs.sim.honesty import SIM_PASS_REAL_FAIL, honesty_meter
+from backend.envs.sim.report import EpisodeRow
+from storage.run_kinds import RolloutRun
+from tests.integration.test_rollout import SHELL_RECORDING, rollout
+from tests.support.live import skip_unless_live
+
+
+def _row(start: str, sim: bool | None, real: bool | None, replays: list[float]) -> EpisodeRow:
+    return EpisodeRow(
+        episode=0,
+        domain="terminal",
+        start=start,
+        task="",
+        env="sim",
+        agent="replay",
+        reward_model="reference@2",
+        steps=[],
+        total_reward=0.0,
+        success=None,
+        terminated=True,
+        truncated=False,
+        world_model_tokens=0,
+        agent_tokens=0,
+        session_id=None,
+        sim_check=sim,
+        real_success=real,
+        real_reward=None if real is None else float(real),
+        real_session_id=1,
+        replay_rewards=replays,
+    )
+
+
+def test_the_meter_counts_each_cell_and_names_the_one_that_matters() -> None:
+    rows = [
+        _row("a", True, True, [1.0, 1.0]),
+        _row("a", True, False, [1.0, 0.0]),
+        _row("b", False, True, []),
+        _row("b", False, False, []),
+        _row("b", None, True, []),
+    ]
+    meter = honesty_meter(rows, replays=2)
+    assert meter is not None
+    cells = meter.overall.outcomes
+    assert (cells.both_pass, cells.sim_pass_real_fail, cells.sim_fail_real_pass) == (1, 1, 1)
+    assert (cells.both_fail, cells.unknown) == (1, 1)
+    assert meter.overall.agreement == 0.5 and meter.overall.false_pass_rate == 0.25
+    first = meter.tasks[0]
+    assert first.task == "a" and first.replay_reward_std == 0.25  # mean of spreads 0 and 0.5
+    assert SIM_PASS_REAL_FAIL == "passes in simulation, fails in reality"
+    assert honesty_meter([_row("a", True, True, [])][:0]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "passed"),
+    [(CHECK_PASS, True), (f"`{CHECK_PASS}`", True), (CHECK_FAIL, False), ("", False)],
+)
+def test_only_a_pass_verdict_passes(text: str, passed: bool) -> None:
+    assert read_check(text) is passed
+    assert not read_check("The check would pass, I think.")
+
+
+def _hello(name: str, *actions: str) -> dict[str, object]:
+    turns = [{"action": action, "observation": ""} for action in actions]
+    return {**SHELL_RECORDING, "id": f"test/{name}", "live_task": "hello", "turns": turns}
+
+
+@pytest.fixture
+def recorded(awp_context: AppContext, tmp_path: Path) -> Path:
+    """The `hello` task run live, solved and not, kept as recordings with their check."""
+    solve = json.dumps([{"keystrokes": "echo 'hello, world' > ~/hello.txt\n", "duration": 0.5}])
+    scripts = tmp_path / "scripts.jsonl"
+    scripts.write_text(
+        "".join(
+            json.dumps(r) + "\n" for r in (_hello("solved", solve, "[]"), _hello("no-op", "[]"))
+        )
+    )
+    base = ["--engine", "persistence", "--domain", "terminal", "--tasks", str(scripts)]
+    rows, _ = rollout(tmp_path / "live", *base, "--env", "live", "--episodes", "2")
+    tasks = tmp_path / "recorded.jsonl"
+    with tasks.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            session = awp_context.sessions.load_session(row["session_id"])
+            trajectory = awp_context.trajectories.get(session.base_trajectory_id or "")
+            assert trajectory.metadata["rewards"][-1] == (1.0 if "solved" in row["start"] else 0.0)
+            handle.write(json.dumps({**trajectory.model_dump(mode="json"), "live_task": "hello"}))
+            handle.write("\n")
+    return tasks
+
+
+@skip_unless_live("terminal")
+def test_oracle_agrees_with_reality_and_persistence_does_not(
+    awp_context: AppContext, recorded: Path, tmp_path: Path
+) -> None:
+    meters = {}
+    for engine in ("oracle", "persistence"):
+        base = ["--engine", engine, "--domain", "terminal", "--tasks", str(recorded)]
+        sim = ["--agent", "replay", "--episodes", "2", "--sim-to-real", "--replays", "3"]
+        rows, summary = rollout(tmp_path / engine, *base, *sim)
+        assert [row["real_success"] for row in rows] == [True, False]
+        assert all(len(row["replay_rewards"]) == 3 for row in rows)
+        meters[engine] = summary["honesty"]
+        assert (tmp_path / engine / "honesty.png").stat().st_size > 10_000
+    oracle, persistence = meters["oracle"]["overall"], meters["persistence"]["overall"]
+    assert oracle["agreement"] == 1.0 and oracle["outcomes"]["both_pass"] == 1
+    assert oracle["divergence"] == 0.0 and oracle["replay_reward_std"] == 0.0
+    assert oracle["sim_reward"] == oracle["real_reward"] == 0.5
+    # Persistence never predicts the check's verdict: the solved task fails in simulation.
+    assert persistence["agreement"] == 0.5 and persistence["outcomes"]["sim_fail_real_pass"] == 1
+    assert persistence["sim_reward"] == 0.0 and persistence["divergence"] > 0
+    stored = awp_context.runs.list_runs(RolloutRun)[0]  # the newest: persistence's
+    assert stored.results["honesty"]["overall"] == persistence  # stored in SQL with the run
