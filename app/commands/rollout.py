@@ -10,6 +10,7 @@ import typer
 
 if TYPE_CHECKING:
     from backend.envs.sim.honesty import HonestyMeter
+    from backend.envs.sim.leaderboard import Leaderboard
 
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
@@ -26,7 +27,10 @@ def rollout(
     ] = "",
     agent: Annotated[
         str,
-        typer.Option(help=f"`{REPLAY}` (the recordings' actions) or ENGINE[:MODEL] as the agent."),
+        typer.Option(
+            help=f"`{REPLAY}`, `random[:SEED]`, `scripted` or ENGINE[:MODEL][@T]; several, "
+            "comma-separated, are ranked (with --sim-to-real: the policy leaderboard)."
+        ),
     ] = "transformers",
     engine: Annotated[str | None, typer.Option(help="The world model's engine.")] = None,
     model: Annotated[str | None, typer.Option(help="The world model's model id.")] = None,
@@ -121,6 +125,8 @@ def rollout(
         typer.echo(f"{name}: {json.dumps(figures.model_dump())}")
     if summary.honesty is not None:
         show_meter(summary.honesty, out / "honesty.png")
+    if summary.leaderboard is not None:
+        show_board(summary.leaderboard, out / "leaderboard.png")
     typer.echo(f"Wrote {out / 'rollouts.jsonl'} and {out / 'summary.json'}")
 
 
@@ -134,6 +140,22 @@ def show_meter(meter: HonestyMeter, picture: Path) -> None:
         typer.echo("  " + " | ".join("-" if v is None else str(v) for v in row))
     meter_figure(meter).savefig(picture, dpi=110)
     typer.echo(f"Saved the meter's plot to {picture}")
+
+
+def show_board(board: Leaderboard, picture: Path) -> None:
+    """Print the policy leaderboard and its rank agreement, and save its plot."""
+    from backend.envs.sim.leaderboard import BOARD_HEADERS, board_table, rank_table
+    from backend.envs.sim.leaderboard_plot import board_figure
+
+    typer.echo("Policy leaderboard (" + " | ".join(BOARD_HEADERS) + "):")
+    for row in board_table(board):
+        typer.echo("  " + " | ".join(str(v) for v in row))
+    ranks = rank_table(board)
+    typer.echo("Rank agreement (" + " | ".join(map(str, ranks["headers"])) + "):")  # type: ignore[call-overload]
+    for row in ranks["data"]:  # type: ignore[attr-defined]
+        typer.echo("  " + " | ".join("-" if v is None else str(v) for v in row))
+    board_figure(board).savefig(picture, dpi=110)
+    typer.echo(f"Saved the leaderboard's plot to {picture}")
 
 
 def register(cli: typer.Typer) -> None:

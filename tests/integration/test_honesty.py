@@ -15,6 +15,7 @@ import pytest
 from app.context import AppContext
 from backend.envs.sim.check_action import CHECK_FAIL, CHECK_PASS, read_check
 from backend.envs.sim.honesty import SIM_PASS_REAL_FAIL, honesty_meter
+from backend.envs.sim.leaderboard import leaderboard
 from backend.envs.sim.report import EpisodeRow
 from storage.run_kinds import RolloutRun
 from tests.integration.test_rollout import SHELL_RECORDING, rollout
@@ -125,3 +126,45 @@ def test_oracle_agrees_with_reality_and_persistence_does_not(
     assert persistence["sim_reward"] == 0.0 and persistence["divergence"] > 0
     stored = awp_context.runs.list_runs(RolloutRun)[0]  # the newest: persistence's
     assert stored.results["honesty"]["overall"] == persistence  # stored in SQL with the run
+
+
+def _ranked(agent: str, task: str, sim: bool, real: bool) -> EpisodeRow:
+    return _row(task, sim, real, []).model_copy(update={"agent": agent})
+
+
+def test_the_leaderboard_ranks_agents_and_bounds_spearman() -> None:
+    rows = []
+    for task in ("t1", "t2", "t3", "t4"):
+        rows += [
+            _ranked("good", task, True, True),
+            _ranked("fair", task, task in ("t1", "t2"), task in ("t1", "t2", "t3")),
+            _ranked("poor", task, task == "t1", False),
+        ]
+    board = leaderboard(rows, rounds=200)
+    assert board is not None
+    (overall,) = [a for a in board.agreement if a.domain == "all"]
+    assert overall.spearman == 1.0 and overall.agents == 3
+    assert overall.low is not None and overall.high == 1.0 and overall.low <= 1.0
+    live = {s.agent: s.live_rank for s in board.scores if s.domain == "all"}
+    assert live == {"good": 1.0, "fair": 2.0, "poor": 3.0}
+    # A simulator that fails everything ranks no one: the correlation is undefined, not 0.
+    blind = [r.model_copy(update={"sim_check": False}) for r in rows]
+    assert all(a.spearman is None for a in leaderboard(blind, rounds=50).agreement)  # type: ignore[union-attr]
+    assert leaderboard([r for r in rows if r.agent == "good"]) is None
+
+
+@skip_unless_live("terminal")
+def test_a_leaderboard_of_agents_on_the_checked_terminal_tasks(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    agents = "scripted,random:1,random:2"
+    base = ["--engine", "persistence", "--domain", "terminal", "--tasks", "checked"]
+    run = ["--agent", agents, "--episodes", "6", "--max-steps", "3", "--sim-to-real"]
+    rows, summary = rollout(tmp_path / "board", *base, *run)
+    assert len(rows) == 18 and summary["agent"] == agents
+    scores = {s["agent"]: s for s in summary["leaderboard"]["scores"] if s["domain"] == "all"}
+    assert scores["scripted"]["live_success"] == 1.0  # every checked task solved for real
+    assert scores["scripted"]["live_rank"] == 1.0
+    assert all(s["sim_success"] == 0.0 for s in scores.values())  # persistence never passes
+    assert summary["leaderboard"]["agreement"][-1]["spearman"] is None
+    assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 10_000

@@ -12,6 +12,7 @@ from statistics import fmean
 from pydantic import BaseModel, Field
 
 from backend.envs.sim.honesty import HonestyMeter, honesty_meter
+from backend.envs.sim.leaderboard import Leaderboard, leaderboard
 
 SCHEMA_VERSION = 1
 
@@ -102,6 +103,9 @@ class Summary(BaseModel):
         default=None,
         description="Sim-to-real runs: the honesty meter (`backend.envs.sim.honesty`).",
     )
+    leaderboard: Leaderboard | None = Field(
+        default=None, description="Sim-to-real runs of several agents: the policy leaderboard."
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -145,4 +149,5 @@ def summarize(
         episodes=len(rows),
         domains=domains,
         honesty=honesty_meter(rows, replays),
+        leaderboard=leaderboard(rows),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from backend.domains.base import get_domain
 from backend.envs.sim.agents import Agent, AgentView
 from backend.envs.sim.check_action import CheckStep, predict_checks
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec, StepResult
@@ -27,6 +28,9 @@ from backend.scoring import headline_metric
 from backend.simulate import Simulator
 from backend.stepping import compare
 from backend.types import Turn
+
+CONFIRM = "[]"
+"""The end action a live replay sends so the check runs (terminal's empty keystroke batch)."""
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,20 @@ class RolloutRunner:
             live.close()
         return replace(spec, initial_state=observation, context=live.context)
 
+    @staticmethod
+    def _check_live(live: WorldEnv, domain: str, paid: list[float]) -> StepResult | None:
+        """Run the live check of an episode that stopped short of its end action.
+
+        The simulated check judges the state the episode ends in, finished or not; so does the
+        real one: a terminal episode (whose check runs at `[]`) gets its `[]` here.
+        """
+        if not get_domain(domain).is_finish(CONFIRM):
+            return None
+        result = live.step(CONFIRM)
+        if result.info.get("live_reward") is not None:
+            paid.append(result.info["live_reward"])
+        return result
+
     def _replay_live(self, row: EpisodeRow, start: EpisodeSpec) -> EpisodeRow:
         """Replay the simulated episode's valid actions live; divergence and outcome agreement."""
         spec = EpisodeSpec(domain=row.domain, task=row.task, live_task=start.live_task)
@@ -250,6 +268,8 @@ class RolloutRunner:
                     step.model_copy(update={"divergence": divergence, "real_observation": real})
                 )
                 previous = real
+            if not paid and result is not None and not live.done:
+                result = self._check_live(live, row.domain, paid)
         finally:
             live.close()
         real_success = result.info.get("success") if result is not None else None

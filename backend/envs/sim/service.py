@@ -15,6 +15,7 @@ from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
+from backend.envs.sim.baseline_agents import RANDOM, SCRIPTED, RandomAgent, ScriptedAgent
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
     DEFAULT_BATCH,
@@ -43,7 +44,9 @@ class RolloutPlan:
 
     Attributes:
         domains: the domains, each run `episodes` times.
-        agent: `replay` (the recordings' actions) or ENGINE[:MODEL].
+        agent: `replay` (the recordings' actions), `random[:SEED]`, `scripted` (the live
+            tasks' solutions) or ENGINE[:MODEL][@TEMPERATURE]; several, comma-separated, run
+            one after the other on the same episodes and are ranked (the policy leaderboard).
         episodes: episodes per domain.
         tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
         backing: sim, live or shadow.
@@ -73,9 +76,14 @@ class RolloutPlan:
     replays: int = 0
 
     @property
+    def agents(self) -> list[str]:
+        """The agents, each run on every episode (several: a policy leaderboard)."""
+        return [name.strip() for name in self.agent.split(",") if name.strip()]
+
+    @property
     def total(self) -> int:
         """Episodes in all."""
-        return self.episodes * (1 if self.world else len(self.domains))
+        return self.episodes * (1 if self.world else len(self.domains)) * len(self.agents)
 
 
 @dataclass(frozen=True)
@@ -116,18 +124,38 @@ def world_name(world: Simulator) -> str:
 
 
 def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent:
-    """The agent called `name`: `replay`, or ENGINE[:MODEL] acting with `params`.
+    """The agent called `name`: `replay`, `random[:SEED]`, `scripted`, or ENGINE[:MODEL][@T].
+
+    An engine agent acts with `params`, at temperature T when the name ends with `@T`.
 
     Raises:
-        BadInputError: a baseline engine, which only copies or looks up states.
+        BadInputError: a baseline engine, which only copies or looks up states; a bad `@T`.
         UnknownNameError: no such engine.
     """
     if name == REPLAY:
         return ReplayAgent()
+    if name == SCRIPTED:
+        return ScriptedAgent()
+    if name.split(":")[0] == RANDOM:
+        seed = name.partition(":")[2]
+        if seed and not seed.isdigit():
+            raise BadInputError(f"random's seed must be a whole number, not {seed!r}.")
+        return RandomAgent(int(seed or 0))
+    name, at, temperature = name.partition("@")
+    if at:
+        try:
+            params = params.model_copy(update={"temperature": float(temperature)})
+        except ValueError:
+            raise BadInputError(
+                f"An agent's @temperature must be a number: {name}@{temperature}."
+            ) from None
     engine, _, model = name.partition(":")
     if engine_spec(engine).baseline:
         raise BadInputError("A baseline cannot act as an agent: pick replay or a model.")
-    return EngineAgent(engines(engine, model or None), params)
+    agent = EngineAgent(engines(engine, model or None), params)
+    if at:
+        agent.name = f"{agent.name}@{params.temperature:g}"
+    return agent
 
 
 def make_reward(plan: RolloutPlan, parts: RolloutParts) -> RewardModel:
@@ -174,7 +202,10 @@ def run_rollouts(
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}
-    agent = make_agent(plan.agent, parts.engines, parts.params.model_copy(update=budget))
+    agents = [
+        make_agent(name, parts.engines, parts.params.model_copy(update=budget))
+        for name in plan.agents
+    ]
     config = RolloutConfig(
         episodes=plan.episodes,
         batch=plan.batch,
@@ -182,10 +213,12 @@ def run_rollouts(
         replays=plan.replays,
     )
     rows: list[EpisodeRow] = []
-    for specs in starts(plan, parts.world.prompts):
-        rows += runner.run(agent, specs, config, progress)
+    for agent in agents:
+        for specs in starts(plan, parts.world.prompts):
+            rows += runner.run(agent, specs, config, progress)
     reward_name = f"{reward.name}@{reward.version}"
+    names = ",".join(agent.name for agent in agents)
     summary = summarize(
-        rows, plan.backing, agent.name, world_name(parts.world), reward_name, plan.replays
+        rows, plan.backing, names, world_name(parts.world), reward_name, plan.replays
     )
     return RolloutOutcome(rows, summary)
