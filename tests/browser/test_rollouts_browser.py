@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.pages import choose, open_app, open_tab, wait_for_text
 from storage.run_kinds import RolloutRun
+from tests.browser.pages import choose, open_app, open_tab, wait_for_text
 from tests.support.app_server import RunningApp
 from tests.support.cli import run
 from tests.support.live import skip_unless_live
