@@ -21,6 +21,7 @@ from backend.domains.base import Domain
 from backend.engines.base import Capabilities, EngineConfig, EngineSpec, build_engine
 from backend.envs.live.base import LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardFactory, RewardOptions
+from backend.errors import AWPError
 from backend.export.builders import ExportFormat
 from backend.registry import Registry
 from backend.scoring.base import Metric
@@ -122,6 +123,32 @@ def task_problems(entry: str, tasks: Sequence[LiveTask]) -> list[str]:
             problems.append(f"{entry}: task {task.name!r} has a goal but no success check")
         elif task.check is not None and not task.check.description:
             problems.append(f"{entry}: task {task.name!r} has a check without a description")
+    return problems
+
+
+def solution_problems(entry: str, domain: Domain, tasks: Sequence[LiveTask]) -> list[str]:
+    """The tasks of `entry` whose scripted solution has an action the domain refuses."""
+    problems = []
+    for task in tasks:
+        for action in task.solution:
+            try:
+                domain.validate(action, PromptContext())
+            except AWPError as exc:
+                problems.append(f"{entry}: task {task.name!r} has an invalid solution step: {exc}")
+    return problems
+
+
+def perturbation_problems(name: str, preset: Any, domains: Container[str]) -> list[str]:
+    """What the perturbation preset registered as `name` lacks: texts, known tool domains."""
+    entry = f"perturbation {name!r}"
+    problems = _blank(entry, preset, "description", "instruction")
+    if getattr(preset, "name", name) != name:
+        problems.append(f"{entry}: registered under another name than its own")
+    problems += [
+        f"{entry}: names the unknown domain {domain!r}"
+        for domain in getattr(preset, "domains", ())
+        if domain not in domains
+    ]
     return problems
 
 
@@ -235,6 +262,7 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     from backend.envs.live import load_builtin_live
     from backend.envs.live.base import LIVE
     from backend.envs.sim.rewards import REWARDS
+    from backend.envs.sim.worlds import PERTURBATIONS
     from backend.export.builders import FORMATS
     from backend.scoring.base import METRICS
     from backend.scoring.domain_sets import DOMAIN_SETS
@@ -252,6 +280,10 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
         problems += engine_problems(name, spec)
     for name, kind in LIVE.items():
         problems += live_problems(name, kind, DOMAINS)
+        if name in DOMAINS:
+            problems += solution_problems(f"live {name!r}", DOMAINS.get(name), kind.tasks())
+    for name, preset in PERTURBATIONS.items():
+        problems += perturbation_problems(name, preset, DOMAINS)
     for name, fmt in FORMATS.items():
         problems += format_problems(name, fmt)
     for name, trajectory_format in TRAJECTORY_FORMATS.items():
