@@ -13,10 +13,15 @@ from pathlib import Path
 import pytest
 
 from app.context import AppContext
+from backend.engines.base import Engine, EngineConfig, build_engine
+from backend.envs.sim.agents import EngineAgent
 from backend.envs.sim.check_action import CHECK_FAIL, CHECK_PASS, read_check
 from backend.envs.sim.honesty import SIM_PASS_REAL_FAIL, honesty_meter
 from backend.envs.sim.leaderboard import leaderboard
 from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.service import make_agent
+from backend.errors import BadInputError
+from backend.types import SamplingParams
 from storage.run_kinds import RolloutRun
 from tests.integration.test_rollout import SHELL_RECORDING, rollout
 from tests.support.live import skip_unless_live
@@ -168,3 +173,22 @@ def test_a_leaderboard_of_agents_on_the_checked_terminal_tasks(
     assert all(s["sim_success"] == 0.0 for s in scores.values())  # persistence never passes
     assert summary["leaderboard"]["agreement"][-1]["spearman"] is None
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 10_000
+
+
+def test_agent_names_pick_each_reference_agent(tmp_path: Path) -> None:
+    asked: list[tuple[str, str | None]] = []
+
+    def engines(name: str, model: str | None) -> Engine:
+        asked.append((name, model))
+        return build_engine(EngineConfig(name="persistence"))
+
+    params = SamplingParams(temperature=0.6)
+    assert make_agent("scripted", engines, params).name == "scripted"
+    assert make_agent("random:4", engines, params).name == "random:4"
+    hot = make_agent("transformers:m@1.5", engines, params)
+    assert isinstance(hot, EngineAgent) and hot.params.temperature == 1.5
+    checkpoint = make_agent(str(tmp_path), engines, params)  # a trained checkpoint folder
+    assert isinstance(checkpoint, EngineAgent)
+    assert asked == [("transformers", "m"), ("transformers", str(tmp_path))]
+    with pytest.raises(BadInputError, match="temperature"):
+        make_agent("transformers@hot", engines, params)

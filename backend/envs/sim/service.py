@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
@@ -124,9 +125,11 @@ def world_name(world: Simulator) -> str:
 
 
 def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent:
-    """The agent called `name`: `replay`, `random[:SEED]`, `scripted`, or ENGINE[:MODEL][@T].
+    """The agent called `name`: replay, random, scripted, an engine, or a checkpoint folder.
 
-    An engine agent acts with `params`, at temperature T when the name ends with `@T`.
+    Names: `replay`, `random[:SEED]`, `scripted`, ENGINE[:MODEL][@T], or a model folder (a
+    trained checkpoint, served by the transformers engine), optionally `@T`. An engine agent
+    acts with `params`, at temperature T when the name ends with `@T`.
 
     Raises:
         BadInputError: a baseline engine, which only copies or looks up states; a bad `@T`.
@@ -149,6 +152,8 @@ def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent
             raise BadInputError(
                 f"An agent's @temperature must be a number: {name}@{temperature}."
             ) from None
+    if Path(name).is_dir():  # a trained checkpoint folder: the transformers engine serves it
+        name = f"transformers:{name}"
     engine, _, model = name.partition(":")
     if engine_spec(engine).baseline:
         raise BadInputError("A baseline cannot act as an agent: pick replay or a model.")
