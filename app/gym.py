@@ -22,6 +22,7 @@ from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
 from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv
+from backend.envs.sim.worlds import world_starts
 from backend.simulate import Simulator
 
 ENV_ID = "awp/WorldModel-v0"
@@ -43,6 +44,8 @@ class EnvArgs:
         max_steps: steps before truncation.
         record: store episodes as sessions.
         max_new_tokens: the world model's completion budget (default: the settings').
+        world: a pinned world (a world file's path, or its mapping): every episode starts
+            there, with its prompt, seed and temperature; `domain` and `tasks` are then unused.
     """
 
     domain: str = "terminal"
@@ -55,6 +58,7 @@ class EnvArgs:
     max_steps: int = 10
     record: bool = True
     max_new_tokens: int | None = None
+    world: str | dict[str, Any] | None = None
 
 
 def env_options(settings: Settings, backing: Backing, max_steps: int, record: bool) -> EnvOptions:
@@ -111,7 +115,11 @@ def _build(
     stores = parts.context.sessions, parts.context.trajectories  # used only when recording
     domains = [name.strip() for name in args.domain.split(",") if name.strip()]
     worlds = [WorldEnv(parts.simulator, parts.reward, options, *stores) for _ in range(num_envs)]
-    specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
+    if args.world is not None:
+        pinned = world_starts(args.world, parts.simulator.prompts)
+        specs = [pinned for _ in range(num_envs)]
+    else:
+        specs = [episode_specs(domains[i % len(domains)], args.tasks) for i in range(num_envs)]
     return parts.context, worlds, specs
 
 

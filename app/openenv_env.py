@@ -26,6 +26,7 @@ from app.openenv_service import build_service
 from backend.envs.sim.episode import EpisodeSpec, StepResult
 from backend.envs.sim.gym_env import choose
 from backend.envs.sim.world import WorldEnv
+from backend.envs.sim.worlds import world_starts
 
 
 class WorldAction(Action):
@@ -82,13 +83,21 @@ class WorldModelEnvironment(Environment[WorldAction, WorldObservation, WorldStat
         seed: int | None = None,
         episode_id: str | None = None,
         index: int | None = None,
+        world: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> WorldObservation:
-        """Start an episode: at start `index`, else one drawn (seeded by `seed`)."""
+        """Start an episode: in `world` (a world file's mapping), at start `index`, else drawn.
+
+        Raises:
+            BadInputError: `world` is not a valid world.
+        """
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        options = {} if index is None else {"index": index}
-        spec = self.specs[choose(self.specs, self._rng, options)]
+        if world is not None:
+            spec = world_starts(world, self.world.simulator.prompts)[0]
+        else:
+            options = {} if index is None else {"index": index}
+            spec = self.specs[choose(self.specs, self._rng, options)]
         text, info = self.world.reset(spec)
         self._state = WorldState(
             episode_id=episode_id or uuid.uuid4().hex, domain=spec.domain, task=info["task"]

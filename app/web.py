@@ -97,6 +97,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,
         live=context.live_pool,
+        prompts=context.prompts,
         start_training=partial(start_training, context),
     )
 

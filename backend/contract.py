@@ -21,6 +21,7 @@ from backend.domains.base import Domain
 from backend.engines.base import Capabilities, EngineConfig, EngineSpec, build_engine
 from backend.envs.live.base import LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardFactory, RewardOptions
+from backend.errors import AWPError
 from backend.export.builders import ExportFormat
 from backend.registry import Registry
 from backend.scoring.base import Metric
@@ -139,6 +140,32 @@ def task_problems(entry: str, tasks: Sequence[LiveTask]) -> list[str]:
     return problems
 
 
+def solution_problems(entry: str, domain: Domain, tasks: Sequence[LiveTask]) -> list[str]:
+    """The tasks of `entry` whose scripted solution has an action the domain refuses."""
+    problems = []
+    for task in tasks:
+        for action in task.solution:
+            try:
+                domain.validate(action, PromptContext())
+            except AWPError as exc:
+                problems.append(f"{entry}: task {task.name!r} has an invalid solution step: {exc}")
+    return problems
+
+
+def perturbation_problems(name: str, preset: Any, domains: Container[str]) -> list[str]:
+    """What the perturbation preset registered as `name` lacks: texts, known tool domains."""
+    entry = f"perturbation {name!r}"
+    problems = _blank(entry, preset, "description", "instruction")
+    if getattr(preset, "name", name) != name:
+        problems.append(f"{entry}: registered under another name than its own")
+    problems += [
+        f"{entry}: names the unknown domain {domain!r}"
+        for domain in getattr(preset, "domains", ())
+        if domain not in domains
+    ]
+    return problems
+
+
 def format_problems(name: str, fmt: Any) -> list[str]:
     """What the export format registered as `name` lacks: its row model, builder, description."""
     entry = f"export format {name!r}"
@@ -249,6 +276,7 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     from backend.envs.live import load_builtin_live
     from backend.envs.live.base import LIVE
     from backend.envs.sim.rewards import REWARDS
+    from backend.envs.sim.worlds import PERTURBATIONS
     from backend.export.builders import FORMATS
     from backend.scoring.base import METRICS
     from backend.scoring.domain_sets import DOMAIN_SETS
@@ -266,6 +294,10 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
         problems += engine_problems(name, spec)
     for name, kind in LIVE.items():
         problems += live_problems(name, kind, DOMAINS)
+        if name in DOMAINS:
+            problems += solution_problems(f"live {name!r}", DOMAINS.get(name), kind.tasks())
+    for name, preset in PERTURBATIONS.items():
+        problems += perturbation_problems(name, preset, DOMAINS)
     for name, fmt in FORMATS.items():
         problems += format_problems(name, fmt)
     for name, trajectory_format in TRAJECTORY_FORMATS.items():

@@ -36,14 +36,14 @@ def canonical(request: SimRequest) -> SimRequest:
     """Check the action against its domain (and the request's tools); a copy in canonical text.
 
     A verbatim official row is sent as recorded, as the official harness sends it, so its
-    action is not refused (nor rewritten) here.
+    action is not refused (nor rewritten) here; nor is a task check, which no agent sends.
 
     Raises:
         BadActionError: the action does not follow the domain's format.
         UnknownNameError: no such domain.
     """
     get_domain(request.domain)
-    if verbatim_chat(request) is not None:
+    if verbatim_chat(request) is not None or request.task_check:
         return request
     action = get_domain(request.domain).validate(request.action, request.context)
     return request if action == request.action else request.model_copy(update={"action": action})

@@ -257,6 +257,8 @@ class SimRequest(BaseModel):
             never leaks the answer or the step's own future.
         verbatim: an official row's turn texts: a teacher-forced step sends them as they are
             (and its action unchecked), as the official harness does.
+        task_check: the action is the task's success check (`backend.envs.sim.check_action`),
+            not an agent's: it is sent as written, outside the domain's action format.
     """
 
     domain: str
@@ -271,3 +273,4 @@ class SimRequest(BaseModel):
     reference_origin: ReferenceOrigin = "recorded"
     grounding_exclude: tuple[str, ...] = ()
     verbatim: VerbatimChat | None = None
+    task_check: bool = False

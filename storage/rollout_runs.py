@@ -51,7 +51,7 @@ def record_rollouts(
         plan.backing,
         plan.total,
         plan.reward,
-        plan.tasks,
+        f"world:{plan.world}" if plan.world else plan.tasks,
         plan.max_steps,
     )
     with recorded(store, RolloutRun, spec, out_dir=out_dir, owner=owner) as run:

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from backend.envs.sim.episode import backing_named
-from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.honesty import HonestyMeter
+from backend.envs.sim.leaderboard import Leaderboard
+from backend.envs.sim.report import EpisodeRow, Summary
 from backend.envs.sim.service import RolloutOutcome, RolloutParts, RolloutPlan
 from backend.errors import BadInputError
 from storage.rollout_runs import record_rollouts
@@ -104,6 +106,22 @@ class Rollouts:
             max_steps=request.max_steps,
         )
         return record_rollouts(self.services.runs, plan, parts, progress, owner=user.name)
+
+    def honesty(self, run_id: int) -> tuple[HonestyMeter | None, Leaderboard | None, str]:
+        """A stored run's honesty meter and leaderboard (None where it has none), and its title.
+
+        Raises:
+            NotFoundError: no rollout run has that id.
+            BadInputError: the run has not finished, so it has no summary yet.
+        """
+        run = self.services.runs.get(RolloutRun, run_id)
+        if not run.results:
+            raise BadInputError(f"Rollout run {run_id} is {run.status}: it has no summary yet.")
+        summary = Summary.model_validate(run.results)
+        title = (
+            f"Run {run_id}: {summary.agent} in {summary.world_model}, {summary.episodes} episodes"
+        )
+        return summary.honesty, summary.leaderboard, title
 
     def listing(self) -> list[list[str]]:
         """Stored rollout runs, newest first, as rows of the past-runs table."""

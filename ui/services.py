@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from backend.compare.agreement_report import AgreementReport
 from backend.compare.contenders import Contender
+from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
 
 # Re-exported: the pages that resolve a model box themselves import the rule from here.
@@ -193,6 +194,7 @@ class Services:
         start_training: starts a training run in the background (config, owner); None: no
             training here.
         tuned_model: the model folder the Playground's transformers engine uses by default.
+        prompts: the system prompt library, which fills a pinned world's prompt.
     """
 
     simulator: SimulatorFactory
@@ -221,6 +223,7 @@ class Services:
     live: LivePool | None = None
     start_training: Callable[[TrainConfig, str | None], None] | None = None
     tuned_model: ModelSlot = field(default_factory=ModelSlot)
+    prompts: PromptLibrary = field(default_factory=PromptLibrary)
 
     def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
         """The engine panel's choice, checked against what `user` may change.

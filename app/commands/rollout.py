@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from backend.envs.sim.honesty import HonestyMeter
+    from backend.envs.sim.leaderboard import Leaderboard
 
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
@@ -20,10 +24,13 @@ from backend.envs.sim.defaults import (
 def rollout(
     domain: Annotated[
         str, typer.Option(help="Domain, or several comma-separated (terminal,web,...).")
-    ],
+    ] = "",
     agent: Annotated[
         str,
-        typer.Option(help=f"`{REPLAY}` (the recordings' actions) or ENGINE[:MODEL] as the agent."),
+        typer.Option(
+            help=f"`{REPLAY}`, `random[:SEED]`, `scripted` or ENGINE[:MODEL][@T]; several, "
+            "comma-separated, are ranked (with --sim-to-real: the policy leaderboard)."
+        ),
     ] = "transformers",
     engine: Annotated[str | None, typer.Option(help="The world model's engine.")] = None,
     model: Annotated[str | None, typer.Option(help="The world model's model id.")] = None,
@@ -62,6 +69,14 @@ def rollout(
     out: Annotated[Path, typer.Option(help="Folder for rollouts.jsonl and summary.json.")] = Path(
         "rollouts"
     ),
+    world: Annotated[
+        Path | None,
+        typer.Option(help="A world file: every episode starts there, with its seed and prompt."),
+    ] = None,
+    replays: Annotated[
+        int,
+        typer.Option(help="With --sim-to-real: replays of each episode in sim (variance).", min=0),
+    ] = 0,
 ) -> None:
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
     from tqdm import tqdm
@@ -69,6 +84,7 @@ def rollout(
     from app.context import build_context
     from backend.envs.sim.episode import backing_named
     from backend.envs.sim.service import RolloutParts, RolloutPlan
+    from backend.errors import BadInputError
     from storage.rollout_runs import record_rollouts
 
     plan = RolloutPlan(
@@ -83,7 +99,11 @@ def rollout(
         batch=batch,
         sim_to_real=sim_to_real,
         agent_max_new_tokens=agent_max_new_tokens,
+        world=str(world) if world is not None else None,
+        replays=replays,
     )
+    if not plan.domains and plan.world is None:
+        raise BadInputError("Give --domain (or --world, whose file names its domain).")
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
         parts = RolloutParts(
@@ -108,7 +128,39 @@ def rollout(
     (out / "summary.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
     for name, figures in summary.domains.items():
         typer.echo(f"{name}: {json.dumps(figures.model_dump())}")
+    if summary.honesty is not None:
+        show_meter(summary.honesty, out / "honesty.png")
+    if summary.leaderboard is not None:
+        show_board(summary.leaderboard, out / "leaderboard.png")
     typer.echo(f"Wrote {out / 'rollouts.jsonl'} and {out / 'summary.json'}")
+
+
+def show_meter(meter: HonestyMeter, picture: Path) -> None:
+    """Print the honesty meter's table and save its plot."""
+    from backend.envs.sim.honesty import METER_HEADERS, meter_table
+    from backend.envs.sim.honesty_plot import meter_figure
+
+    typer.echo("Honesty meter (" + " | ".join(METER_HEADERS) + "):")
+    for row in meter_table(meter):
+        typer.echo("  " + " | ".join("-" if v is None else str(v) for v in row))
+    meter_figure(meter).savefig(picture, dpi=110)
+    typer.echo(f"Saved the meter's plot to {picture}")
+
+
+def show_board(board: Leaderboard, picture: Path) -> None:
+    """Print the policy leaderboard and its rank agreement, and save its plot."""
+    from backend.envs.sim.leaderboard import BOARD_HEADERS, board_table, rank_table
+    from backend.envs.sim.leaderboard_plot import board_figure
+
+    typer.echo("Policy leaderboard (" + " | ".join(BOARD_HEADERS) + "):")
+    for row in board_table(board):
+        typer.echo("  " + " | ".join(str(v) for v in row))
+    ranks = rank_table(board)
+    typer.echo("Rank agreement (" + " | ".join(map(str, ranks["headers"])) + "):")  # type: ignore[call-overload]
+    for row in ranks["data"]:  # type: ignore[attr-defined]
+        typer.echo("  " + " | ".join("-" if v is None else str(v) for v in row))
+    board_figure(board).savefig(picture, dpi=110)
+    typer.echo(f"Saved the leaderboard's plot to {picture}")
 
 
 def register(cli: typer.Typer) -> None:

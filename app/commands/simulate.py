@@ -14,6 +14,7 @@ from app.context import build_context
 from app.settings import Settings
 from backend.domains.base import all_domains
 from backend.envs.live.run import LiveRun
+from backend.envs.sim.worlds import World, load_world, world_trajectory
 from backend.errors import BadInputError
 from backend.grounding.transitions import own_recording
 from backend.recording import NewSession, SessionTarget
@@ -55,14 +56,23 @@ def build_request(
     turn: int | None,
     history_mode: HistoryMode,
     system_prompt_file: Path | None,
+    world: tuple[World, Trajectory] | None = None,
 ) -> SimRequest:
     """Assemble a SimRequest from CLI options.
 
     With `--turn N` and a trajectory file, the history is turns 1..N-1, the action is turn N's and
     its recorded observation becomes the reference (so the oracle baseline and scores work). A
     trajectory file's task and tool definitions fill the prompt, as they do on the Playground.
+    A pinned world (`--world`, as `world_trajectory` turns it into a recording) stands in for
+    the trajectory file and pins the sampling.
     """
+    if world is not None and history_file is not None:
+        raise BadInputError("--world pins the start; leave out --history.")
     turns, trajectory = read_history(history_file) if history_file else ([], None)
+    if world is not None:
+        turns, trajectory = list(world[1].turns), world[1]
+        if domain is not None and domain != trajectory.domain:
+            raise BadInputError(f"The world is in the {trajectory.domain} domain, not {domain}.")
     reference = None
     if turn is not None:
         if not 1 <= turn <= len(turns):
@@ -84,7 +94,7 @@ def build_request(
         history=turns,
         action=action,
         history_mode=history_mode,
-        params=settings.sampling(),
+        params=world[0].params(settings.sampling()) if world else settings.sampling(),
         reference=reference,
         grounding_exclude=own_recording(trajectory.id if trajectory else None),
     )
@@ -161,6 +171,10 @@ def simulate(
             "model (default: AWP_RECORD_ANSWERS, on)."
         ),
     ] = None,
+    world: Annotated[
+        Path | None,
+        typer.Option(help="A world file (YAML or JSON): its start, prompt, seed, temperature."),
+    ] = None,
 ) -> None:
     """Predict the environment's next observation after one action."""
     context = build_context(
@@ -196,8 +210,12 @@ def simulate(
                 context.trajectories.upsert(run.trajectory())
                 base = {"base_trajectory_id": run.trajectory_id}
             else:
+                pinned = None
+                if world is not None:
+                    loaded = load_world(world)
+                    pinned = loaded, world_trajectory(loaded, context.prompts)
                 request = build_request(
-                    settings, domain, action, history, turn, mode, system_prompt
+                    settings, domain, action, history, turn, mode, system_prompt, pinned
                 )
                 base = {}
             target: SessionTarget = NewSession.for_request(request, SessionKind.CLI.value, **base)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from storage.run_kinds import RolloutRun
 from tests.browser.pages import choose, open_app, open_tab, wait_for_text
 from tests.support.app_server import RunningApp
+from tests.support.cli import run
 from tests.support.live import skip_unless_live
 
 pytestmark = pytest.mark.browser
@@ -52,3 +54,30 @@ def test_shadow_rollout_shows_the_prediction_beside_the_live_screen(page, app, s
     wait_for_text(page, "#ro-real", "nonexistent_file_xyz", 30_000)
     assert "nonexistent_file_xyz" not in page.locator("#ro-predicted").inner_text()
     shot(page, "rollouts-shadow")
+
+
+@skip_unless_live("terminal")
+def test_the_honesty_meter_and_leaderboard_of_a_sim_to_real_run(
+    page, app: RunningApp, shot, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """A real sim-to-real run of three agents (the CLI, into the app's database), then shown."""
+    monkeypatch.setenv("AWP_DATA_DIR", str(app.settings.data_dir))
+    code, output = run(
+        "rollout",
+        *("--agent", "scripted,random:1,random:2", "--engine", "persistence"),
+        *("--domain", "terminal", "--tasks", "checked", "--episodes", "6", "--max-steps", "3"),
+        *("--sim-to-real", "--replays", "2", "--out", str(tmp_path / "out")),
+    )
+    assert code == 0, output
+    newest = app.context.runs.list_runs(RolloutRun)[0]
+    open_app(page, app.url)
+    open_tab(page, "Rollouts")
+    page.locator("#ro-h-run input").fill(str(newest.id))
+    page.locator("#ro-h-show").click()
+    wait_for_text(page, "#ro-h-note", f"Run {newest.id}", 30_000)
+    meter = page.locator("#ro-h-meter").inner_text()
+    assert "passes in simulation, fails in reality" in meter and "hello" in meter
+    assert "scripted" in page.locator("#ro-h-board").inner_text()
+    assert page.locator("#ro-h-meter-plot img, #ro-h-meter-plot canvas").count() >= 1
+    page.locator("#ro-h-meter").scroll_into_view_if_needed()
+    shot(page, "rollouts-honesty")

@@ -15,15 +15,18 @@ from backend.contract import (
     live_problems,
     metric_problems,
     metric_set_problems,
+    perturbation_problems,
     registry_problems,
     renderer_problems,
     reward_problems,
+    solution_problems,
 )
 from backend.domains import load_builtin_domains
 from backend.domains.base import DOMAINS, Domain, Finish, get_domain
 from backend.domains.routing import RoutingPolicy
 from backend.envs.live.base import Check, LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardOptions, StepView, Verdict
+from backend.envs.sim.worlds import Perturbation
 from backend.registry import Registry
 from backend.scoring.base import METRICS, Metric
 from backend.scoring.domain_sets import DOMAIN_SETS, MetricSet
@@ -166,3 +169,17 @@ def test_a_metric_without_version_or_description_is_listed() -> None:
         "metric 'new_metric': no description",
         "metric 'new_metric': no version (an integer from 1)",
     ]
+
+
+def test_a_perturbation_without_an_instruction_or_with_an_unknown_domain_is_listed() -> None:
+    preset = Perturbation("quake", "the ground shakes", "", ("mcp", "atlantis"))
+    assert perturbation_problems("quake", preset, DOMAINS) == [
+        "perturbation 'quake': no instruction",
+        "perturbation 'quake': names the unknown domain 'atlantis'",
+    ]
+
+
+def test_a_scripted_solution_the_domain_refuses_is_listed() -> None:
+    task = LiveTask("t", "d", "goal", solution=("ls",))
+    (problem,) = solution_problems("live 'terminal'", get_domain("terminal"), [task])
+    assert problem.startswith("live 'terminal': task 't' has an invalid solution step")

@@ -10,7 +10,14 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.errors import AWPError
 from ui.errors import GENERIC_MESSAGE, guarded
-from ui.pages import engine_panel, futures, judge_button, playground_start, playground_view
+from ui.pages import (
+    engine_panel,
+    futures,
+    judge_button,
+    playground_start,
+    playground_view,
+    playground_world,
+)
 from ui.pages.engine_panel import EnginePanel
 from ui.pages.playground_start import StartControls
 from ui.play import Done, Playground
@@ -43,6 +50,7 @@ class PlaygroundPage:
     branch: gr.Button
     judge: judge_button.JudgeButton
     futures: futures.FuturesSection
+    world: playground_world.WorldControls
 
 
 def render(services: Services) -> PlaygroundPage:
@@ -62,6 +70,7 @@ def render(services: Services) -> PlaygroundPage:
             )
             starts = playground_start.render(services, first.name, choices)
             engine = engine_panel.render(services.engines, services.defaults, "pg")
+            world = playground_world.render()
         with gr.Column(scale=3):
             help_md = gr.Markdown(
                 playground_view.action_help(first.name), label="Action help", elem_id="pg-help"
@@ -103,6 +112,7 @@ def render(services: Services) -> PlaygroundPage:
         branch,
         judge,
         many,
+        world,
     )
 
 
@@ -186,9 +196,38 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     def branch(session: PlaySession, keep: float | None) -> dict:
         return present(playground.branch(session, int(keep or 0)))
 
+    def save_world(session: PlaySession, name: str, temperature: float, seed: float | None):
+        return playground_world.save(services, session, name, temperature, seed)
+
+    def load_world(text: str, upload: str | None) -> dict:
+        session, temperature, seed = playground_world.load(services, text, upload)
+        return {
+            **present(session),
+            page.domain: session.domain,
+            page.help: playground_view.action_help(session.domain),
+            page.engine.temperature: temperature,
+            page.engine.seed: seed,
+        }
+
     cheap: dict[str, Any] = {"concurrency_limit": None}
     starts = page.starts
-    page.domain.change(
+    world = page.world
+    world.save.click(
+        guarded(save_world),
+        [page.state, world.name, page.engine.temperature, page.engine.seed],
+        [world.text, world.file],
+        api_name="save_world",
+        **cheap,
+    )
+    world.load.click(
+        guarded(load_world),
+        [world.text, world.file],
+        [page.domain, page.help, page.engine.temperature, page.engine.seed, *shown],
+        api_name="load_world",
+        **cheap,
+    )
+    # `input`, not `change`: loading a world sets the menu itself, and must keep its session.
+    page.domain.input(
         guarded(select_domain),
         [page.domain],
         [starts.trajectory, page.help, starts.live_task, starts.live_note, *shown],

@@ -11,6 +11,7 @@ from backend.domains.base import all_domains, get_domain
 from backend.envs.sim.defaults import REPLAY
 from backend.envs.sim.report import EpisodeRow
 from ui.errors import guarded
+from ui.pages import rollouts_honesty
 from ui.renderers import render as render_observation
 from ui.rollouts import MAX_EPISODES, PAST_HEADERS, RolloutRequest, Rollouts
 from ui.services import Services
@@ -41,6 +42,7 @@ class RolloutsPage:
     past: gr.Dataframe
     refresh: gr.Button
     rows: gr.State
+    honesty: rollouts_honesty.HonestySection
 
 
 def render(services: Services) -> RolloutsPage:
@@ -111,6 +113,7 @@ def render(services: Services) -> RolloutsPage:
             elem_id="ro-past",
         )
         refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    honesty = rollouts_honesty.render()
     return RolloutsPage(
         domain,
         agent,
@@ -130,6 +133,7 @@ def render(services: Services) -> RolloutsPage:
         past,
         refresh,
         gr.State([]),
+        honesty,
     )
 
 
@@ -168,6 +172,7 @@ def step_view(rows: list[dict[str, Any]], label: str, number: float | None) -> l
 def wire(page: RolloutsPage, services: Services) -> None:
     """Bind the page's events to the rollout service."""
     rollouts = Rollouts(services)
+    rollouts_honesty.wire(page.honesty, services)
 
     def run(
         domain: str,

@@ -44,12 +44,15 @@ class LiveTask:
         goal: the agent's task text, when the start state comes with one.
         check: how success is decided in the live environment; a task with a goal has one
             (a start state without a goal, a plain shell, needs none).
+        solution: actions that solve the task, in the domain's action format: what the
+            `scripted` agent plays (empty: no scripted solution).
     """
 
     name: str
     description: str
     goal: str = ""
     check: Check | None = None
+    solution: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

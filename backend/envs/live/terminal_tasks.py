@@ -9,6 +9,7 @@ symlinks (a link to the expected file is no copy of it), or a program's exit sta
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,12 @@ regular = text_of(script) is not None and os.access(script, os.X_OK)
 passed(regular and output_of([script]) == "hi there\\n", "an executable that prints hi there")
 """
 
+
+def solved_by(command: str) -> tuple[str, ...]:
+    """A scripted solution: type `command`, let it run, then say the task is done (`[]`)."""
+    return (json.dumps([{"keystrokes": f"{command}\n", "duration": 1.0}]), "[]")
+
+
 SHELL_TASKS = {
     task.task.name: task
     for task in (
@@ -103,6 +110,9 @@ SHELL_TASKS = {
                 "bash in a home folder holding a small Python project under git (~/project)",
                 "Explore ~/project, run its tests and fix the failing one.",
                 task_repos()["wordfreq"].checked_at(PROJECT).check,
+                solved_by(
+                    "sed -i 's/findall(text)/findall(text.lower())/' ~/project/wordfreq/counter.py"
+                ),
             ),
             repo="wordfreq",
         ),
@@ -112,6 +122,7 @@ SHELL_TASKS = {
                 "bash in an empty home folder; write one line to a file",
                 "Write the line `hello, world` into the file ~/hello.txt.",
                 _file_is(f"{HOME}/hello.txt", "hello, world", "the line 'hello, world'"),
+                solved_by("echo 'hello, world' > ~/hello.txt"),
             )
         ),
         ShellTask(
@@ -121,6 +132,7 @@ SHELL_TASKS = {
                 "Make the folder ~/backup and copy ~/data/report.txt into it, keeping the "
                 "original where it is.",
                 Check("~/backup/report.txt is a regular file, a copy of the original", _BACKUP),
+                solved_by("mkdir ~/backup && cp ~/data/report.txt ~/backup/"),
             ),
             {"data/report.txt": REPORT},
         ),
@@ -131,6 +143,7 @@ SHELL_TASKS = {
                 "Count the lines of ~/logs/app.log that contain ERROR and write the number "
                 "(just the number) into ~/errors.txt.",
                 _file_is(f"{HOME}/errors.txt", "3", "the number 3"),
+                solved_by("grep -c ERROR ~/logs/app.log > ~/errors.txt"),
             ),
             {"logs/app.log": LOG},
         ),
@@ -145,6 +158,7 @@ SHELL_TASKS = {
                     "\n".join(sorted(NAMES.split())),
                     "the names in alphabetical order",
                 ),
+                solved_by("sort ~/names.txt > ~/sorted.txt"),
             ),
             {"names.txt": NAMES},
         ),
@@ -154,6 +168,10 @@ SHELL_TASKS = {
                 "bash in an empty home folder; write a small executable script",
                 "Create an executable script ~/bin/greet that prints `hi there` and exits 0.",
                 Check("~/bin/greet is an executable file that prints 'hi there'", _GREET),
+                solved_by(
+                    "mkdir -p ~/bin && printf '#!/bin/sh\\necho hi there\\n' > ~/bin/greet"
+                    " && chmod +x ~/bin/greet"
+                ),
             )
         ),
     )

@@ -43,6 +43,9 @@ class EpisodeSpec:
         trajectory: a recording the episode follows: its start state, and its observations as
             the per-step reference (the `reference` reward) and its actions for `replay` agents.
         live_task: the live environment's task to start (live, shadow and hybrid backings).
+        system_prompt: the world model's system prompt, filled (None: the domain's).
+        sampling: sampling fields a pinned world fixes (temperature, seed) over the options'.
+        world: the pinned world's name, when one set this start (`backend.envs.sim.worlds`).
     """
 
     domain: str
@@ -51,6 +54,13 @@ class EpisodeSpec:
     context: PromptContext = field(default_factory=PromptContext)
     trajectory: Trajectory | None = None
     live_task: str | None = None
+    system_prompt: str | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    world: str | None = None
+
+    def params(self, base: SamplingParams) -> SamplingParams:
+        """`base` with what the start's world pins."""
+        return base.model_copy(update=self.sampling) if self.sampling else base
 
     @classmethod
     def from_trajectory(cls, trajectory: Trajectory, live_task: str | None = None) -> EpisodeSpec:

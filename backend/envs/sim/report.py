@@ -11,6 +11,9 @@ from statistics import fmean
 
 from pydantic import BaseModel, Field
 
+from backend.envs.sim.honesty import HonestyMeter, honesty_meter
+from backend.envs.sim.leaderboard import Leaderboard, leaderboard
+
 SCHEMA_VERSION = 1
 
 
@@ -59,6 +62,19 @@ class EpisodeRow(BaseModel):
     real_success: bool | None = None
     outcome_agrees: bool | None = None
     real_session_id: int | None = None
+    world: str | None = Field(default=None, description="The pinned world it ran in, if any.")
+    sim_check: bool | None = Field(
+        default=None, description="Sim-to-real: the check-as-action's predicted verdict."
+    )
+    real_reward: float | None = Field(
+        default=None, description="Sim-to-real: the live environment's best reward in the replay."
+    )
+    replay_rewards: list[float] = Field(
+        default_factory=list, description="Episode reward of each replay in simulation."
+    )
+    replay_fidelity: list[float | None] = Field(
+        default_factory=list, description="Mean fidelity of each replay in simulation."
+    )
 
 
 class DomainSummary(BaseModel):
@@ -86,6 +102,13 @@ class Summary(BaseModel):
     reward_model: str
     episodes: int
     domains: dict[str, DomainSummary]
+    honesty: HonestyMeter | None = Field(
+        default=None,
+        description="Sim-to-real runs: the honesty meter (`backend.envs.sim.honesty`).",
+    )
+    leaderboard: Leaderboard | None = Field(
+        default=None, description="Sim-to-real runs of several agents: the policy leaderboard."
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -93,7 +116,12 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def summarize(
-    rows: Sequence[EpisodeRow], env: str, agent: str, world_model: str, reward_model: str
+    rows: Sequence[EpisodeRow],
+    env: str,
+    agent: str,
+    world_model: str,
+    reward_model: str,
+    replays: int = 0,
 ) -> Summary:
     """Per-domain success rate, reward, steps, invalid actions, fidelity and sim-to-real gap."""
     domains: dict[str, DomainSummary] = {}
@@ -123,4 +151,6 @@ def summarize(
         reward_model=reward_model,
         episodes=len(rows),
         domains=domains,
+        honesty=honesty_meter(rows, replays),
+        leaderboard=leaderboard(rows),
     )

@@ -14,8 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from backend.domains.base import get_domain
 from backend.envs.sim.agents import Agent, AgentView
+from backend.envs.sim.check_action import CheckStep, predict_checks
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec, StepResult
+from backend.envs.sim.replays import replay_spread
 from backend.envs.sim.report import EpisodeRow, StepRow
 from backend.envs.sim.rewards import RewardModel
 from backend.envs.sim.world import WorldEnv, step_all
@@ -26,6 +29,9 @@ from backend.simulate import Simulator
 from backend.stepping import compare
 from backend.types import Turn
 
+CONFIRM = "[]"
+"""The end action a live replay sends so the check runs (terminal's empty keystroke batch)."""
+
 
 @dataclass(frozen=True)
 class RolloutConfig:
@@ -34,12 +40,16 @@ class RolloutConfig:
     Attributes:
         episodes: episodes in all; episode i starts at start i modulo the number of starts.
         batch: episodes stepped together (one agent call and one world-model call a step).
-        sim_to_real: replay each simulated episode's actions live afterwards (sim only).
+        sim_to_real: replay each simulated episode's actions live afterwards (sim only), with
+            the check-as-action predicted in simulation first.
+        replays: with sim_to_real, replay each episode's actions this many times in simulation
+            (replay variance).
     """
 
     episodes: int
     batch: int = 8
     sim_to_real: bool = False
+    replays: int = 0
 
 
 def _start_name(spec: EpisodeSpec) -> str:
@@ -102,14 +112,17 @@ class RolloutRunner:
         rows: list[EpisodeRow] = []
         for first in range(0, len(starts), config.batch):
             batch = list(enumerate(starts[first : first + config.batch], start=first))
-            for row in self._run_batch(agent, batch):
+            for row in self._run_batch(agent, batch, config.sim_to_real):
                 if config.sim_to_real:
                     row = self._replay_live(row, starts[row.episode])
+                    row = self._replay_sim(row, starts[row.episode], config.replays)
                 rows.append(row)
                 progress(row)
         return rows
 
-    def _run_batch(self, agent: Agent, batch: list[tuple[int, EpisodeSpec]]) -> list[EpisodeRow]:
+    def _run_batch(
+        self, agent: Agent, batch: list[tuple[int, EpisodeSpec]], check: bool = False
+    ) -> list[EpisodeRow]:
         running = []
         for number, spec in batch:
             options = self._options_for(agent, spec)
@@ -125,10 +138,35 @@ class RolloutRunner:
                 for run, action, result in zip(active, actions, results, strict=True):
                     self._advance(run, action.action, action.tokens, result)
                 active = [r for r in active if not r.env.done]
+            verdicts = self._checks(running) if check else [None] * len(running)
         finally:
             for run in running:
                 run.env.close()
-        return [self._row(agent, run) for run in running]
+        return [
+            self._row(agent, run).model_copy(update={"sim_check": verdict})
+            for run, verdict in zip(running, verdicts, strict=True)
+        ]
+
+    def _checks(self, running: Sequence[_Running]) -> list[bool | None]:
+        """Each finished episode's check, as the world model predicts it (one engine call)."""
+        steps = [
+            CheckStep(
+                run.spec,
+                run.env.turns,
+                run.spec.params(self.options.params),
+                self.options.history_mode,
+            )
+            for run in running
+        ]
+        return predict_checks(self.simulator, steps)
+
+    def _replay_sim(self, row: EpisodeRow, start: EpisodeSpec, replays: int) -> EpisodeRow:
+        """The episode's valid actions replayed `replays` times in simulation."""
+        actions = [step.action for step in row.steps if not step.invalid]
+        spread = replay_spread(self.simulator, self.reward, self.options, start, actions, replays)
+        return row.model_copy(
+            update={"replay_rewards": spread.rewards, "replay_fidelity": spread.fidelity}
+        )
 
     def _options_for(self, agent: Agent, spec: EpisodeSpec) -> EnvOptions:
         """A replay agent's episode ends with its recording."""
@@ -176,6 +214,7 @@ class RolloutRunner:
             world_model_tokens=run.world_model_tokens,
             agent_tokens=run.agent_tokens,
             session_id=run.env.session_id,
+            world=run.spec.world,
         )
 
     def _live_env(self) -> WorldEnv:
@@ -193,12 +232,27 @@ class RolloutRunner:
             live.close()
         return replace(spec, initial_state=observation, context=live.context)
 
+    @staticmethod
+    def _check_live(live: WorldEnv, domain: str, paid: list[float]) -> StepResult | None:
+        """Run the live check of an episode that stopped short of its end action.
+
+        The simulated check judges the state the episode ends in, finished or not; so does the
+        real one: a terminal episode (whose check runs at `[]`) gets its `[]` here.
+        """
+        if not get_domain(domain).is_finish(CONFIRM):
+            return None
+        result = live.step(CONFIRM)
+        if result.info.get("live_reward") is not None:
+            paid.append(result.info["live_reward"])
+        return result
+
     def _replay_live(self, row: EpisodeRow, start: EpisodeSpec) -> EpisodeRow:
         """Replay the simulated episode's valid actions live; divergence and outcome agreement."""
         spec = EpisodeSpec(domain=row.domain, task=row.task, live_task=start.live_task)
         live = self._live_env()
         steps: list[StepRow] = []
         result: StepResult | None = None
+        paid: list[float] = []
         try:
             previous, _ = live.reset(spec)
             for step in row.steps:
@@ -206,6 +260,8 @@ class RolloutRunner:
                     steps.append(step)
                     continue
                 result = live.step(step.action)
+                if result.info.get("live_reward") is not None:
+                    paid.append(result.info["live_reward"])
                 real = result.observation
                 agreement = compare(row.domain, step.observation, real, previous).headline
                 divergence = None if agreement is None else 1 - agreement
@@ -213,9 +269,13 @@ class RolloutRunner:
                     step.model_copy(update={"divergence": divergence, "real_observation": real})
                 )
                 previous = real
+            if not paid and result is not None and not live.done:
+                result = self._check_live(live, row.domain, paid)
         finally:
             live.close()
         real_success = result.info.get("success") if result is not None else None
+        if real_success is None and paid:
+            real_success = max(paid) > 0  # the live check ran (terminal at `[]`, swe at submit)
         agrees = None
         if row.success is not None and real_success is not None:
             agrees = row.success == real_success
@@ -223,6 +283,7 @@ class RolloutRunner:
             update={
                 "steps": steps,
                 "real_success": real_success,
+                "real_reward": max(paid) if paid else None,
                 "outcome_agrees": agrees,
                 "real_session_id": live.session_id,
             }

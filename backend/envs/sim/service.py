@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
+from backend.envs.sim.baseline_agents import RANDOM, SCRIPTED, RandomAgent, ScriptedAgent
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
     DEFAULT_BATCH,
@@ -21,11 +24,12 @@ from backend.envs.sim.defaults import (
     DEFAULT_REWARD,
     REPLAY,
 )
-from backend.envs.sim.episode import Backing, EnvOptions
+from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
 from backend.envs.sim.report import EpisodeRow, Summary, summarize
 from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
 from backend.envs.sim.rollout import RolloutConfig, RolloutRunner
 from backend.envs.sim.tasks import episode_specs
+from backend.envs.sim.worlds import world_starts
 from backend.errors import BadInputError
 from backend.recording import Recorder, TrajectorySink
 from backend.simulate import Simulator
@@ -41,7 +45,9 @@ class RolloutPlan:
 
     Attributes:
         domains: the domains, each run `episodes` times.
-        agent: `replay` (the recordings' actions) or ENGINE[:MODEL].
+        agent: `replay` (the recordings' actions), `random[:SEED]`, `scripted` (the live
+            tasks' solutions) or ENGINE[:MODEL][@TEMPERATURE]; several, comma-separated, run
+            one after the other on the same episodes and are ranked (the policy leaderboard).
         episodes: episodes per domain.
         tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
         backing: sim, live, shadow or hybrid.
@@ -51,6 +57,9 @@ class RolloutPlan:
         batch: episodes stepped together.
         sim_to_real: replay each simulated episode live afterwards.
         agent_max_new_tokens: the agent's completion budget.
+        replays: with sim_to_real, replays of each episode in simulation (replay variance).
+        world: a world file (`backend.envs.sim.worlds`): the one start of every episode, its
+            domain instead of `domains`, its prompt, seed and temperature.
     """
 
     domains: tuple[str, ...]
@@ -64,11 +73,18 @@ class RolloutPlan:
     batch: int = DEFAULT_BATCH
     sim_to_real: bool = False
     agent_max_new_tokens: int = AGENT_MAX_NEW_TOKENS
+    world: str | None = None
+    replays: int = 0
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents, each run on every episode (several: a policy leaderboard)."""
+        return [name.strip() for name in self.agent.split(",") if name.strip()]
 
     @property
     def total(self) -> int:
         """Episodes in all."""
-        return self.episodes * len(self.domains)
+        return self.episodes * (1 if self.world else len(self.domains)) * len(self.agents)
 
 
 @dataclass(frozen=True)
@@ -111,24 +127,63 @@ def world_name(world: Simulator) -> str:
 
 
 def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent:
-    """The agent called `name`: `replay`, or ENGINE[:MODEL] acting with `params`.
+    """The agent called `name`: replay, random, scripted, an engine, or a checkpoint folder.
+
+    Names: `replay`, `random[:SEED]`, `scripted`, ENGINE[:MODEL][@T], or a model folder (a
+    trained checkpoint, served by the transformers engine), optionally `@T`. An engine agent
+    acts with `params`, at temperature T when the name ends with `@T`.
 
     Raises:
-        BadInputError: a baseline engine, which only copies or looks up states.
+        BadInputError: a baseline engine, which only copies or looks up states; a bad `@T`.
         UnknownNameError: no such engine.
     """
     if name == REPLAY:
         return ReplayAgent()
+    if name == SCRIPTED:
+        return ScriptedAgent()
+    if name.split(":")[0] == RANDOM:
+        seed = name.partition(":")[2]
+        if seed and not seed.isdigit():
+            raise BadInputError(f"random's seed must be a whole number, not {seed!r}.")
+        return RandomAgent(int(seed or 0))
+    name, at, temperature = name.partition("@")
+    if at:
+        try:
+            params = params.model_copy(update={"temperature": float(temperature)})
+        except ValueError:
+            raise BadInputError(
+                f"An agent's @temperature must be a number: {name}@{temperature}."
+            ) from None
+    if Path(name).is_dir():  # a trained checkpoint folder: the transformers engine serves it
+        name = f"transformers:{name}"
     engine, _, model = name.partition(":")
     if engine_spec(engine).baseline:
         raise BadInputError("A baseline cannot act as an agent: pick replay or a model.")
-    return EngineAgent(engines(engine, model or None), params)
+    agent = EngineAgent(engines(engine, model or None), params)
+    if at:
+        agent.name = f"{agent.name}@{params.temperature:g}"
+    return agent
 
 
 def make_reward(plan: RolloutPlan, parts: RolloutParts) -> RewardModel:
     """The plan's reward model; a task judge runs on `plan.judge`, else on the world model."""
     judge = parts.engines(plan.judge, None) if plan.judge else parts.world.engine
     return build_reward(plan.reward, RewardOptions(judge=judge))
+
+
+def starts(plan: RolloutPlan, prompts: PromptLibrary) -> list[list[EpisodeSpec]]:
+    """Each domain's episode starts: the plan's world (warned of when unpinned), else its tasks.
+
+    Raises:
+        BadInputError: a bad world file or tasks source, or a world outside the plan's domains.
+    """
+    if plan.world is None:
+        return [episode_specs(domain, plan.tasks) for domain in plan.domains]
+    pinned = world_starts(plan.world, prompts)
+    domain = pinned[0].domain
+    if plan.domains and domain not in plan.domains:
+        raise BadInputError(f"The world is in the {domain} domain, not {plan.domains[0]}.")
+    return [pinned]
 
 
 def run_rollouts(
@@ -155,11 +210,23 @@ def run_rollouts(
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}
-    agent = make_agent(plan.agent, parts.engines, parts.params.model_copy(update=budget))
-    config = RolloutConfig(episodes=plan.episodes, batch=plan.batch, sim_to_real=plan.sim_to_real)
+    agents = [
+        make_agent(name, parts.engines, parts.params.model_copy(update=budget))
+        for name in plan.agents
+    ]
+    config = RolloutConfig(
+        episodes=plan.episodes,
+        batch=plan.batch,
+        sim_to_real=plan.sim_to_real,
+        replays=plan.replays,
+    )
     rows: list[EpisodeRow] = []
-    for domain in plan.domains:
-        rows += runner.run(agent, episode_specs(domain, plan.tasks), config, progress)
+    for agent in agents:
+        for specs in starts(plan, parts.world.prompts):
+            rows += runner.run(agent, specs, config, progress)
     reward_name = f"{reward.name}@{reward.version}"
-    summary = summarize(rows, plan.backing, agent.name, world_name(parts.world), reward_name)
+    names = ",".join(agent.name for agent in agents)
+    summary = summarize(
+        rows, plan.backing, names, world_name(parts.world), reward_name, plan.replays
+    )
     return RolloutOutcome(rows, summary)

@@ -2,7 +2,8 @@
 
 `--tasks bundled` (the default) starts from the bundled recordings of the domain: their task,
 tools and initial state, with the recording as the per-step reference and the source of the
-`replay` agent's actions. `live` starts from the live environment's named tasks. `blank` is one
+`replay` agent's actions. `live` starts from the live environment's named tasks, `checked` from
+those of them with a success check (what the honesty meter and the leaderboard need). `blank` is one
 episode with no task and no state. Any other value is a JSONL file: one recorded trajectory
 (`backend.types.Trajectory` JSON, optionally with the `live_task` it starts from) or
 `{"domain", "task", "initial_state", "live_task"}` a line.
@@ -49,10 +50,11 @@ def episode_specs(domain: str, tasks: str = "bundled") -> list[EpisodeSpec]:
         specs = [EpisodeSpec.from_trajectory(t) for t in load_bundled() if t.domain == domain]
     elif tasks == "blank":
         specs = [EpisodeSpec(domain=domain)]
-    elif tasks == "live":
+    elif tasks in ("live", "checked"):
         specs = [
             EpisodeSpec(domain=domain, task=task.goal, live_task=task.name)
             for task in live_kind(domain).tasks()
+            if tasks == "live" or task.check is not None
         ]
     else:
         path = Path(tasks)

@@ -172,12 +172,13 @@ class WorldEnv:
             raise RuntimeError("step() after the episode ended: call reset() first")
         request = SimRequest(
             domain=spec.domain,
+            system_prompt=spec.system_prompt,
             context=self.context,
             initial_state=self.initial_state,
             history=list(self.turns),
             action=action,
             history_mode=self.options.history_mode,
-            params=self.options.params,
+            params=spec.params(self.options.params),
             reference=self._recorded_reference(),
             grounding_exclude=self._own_recordings(),
         )
@@ -288,6 +289,7 @@ class WorldEnv:
         info["scores"] = {result.name: result.value for result in scores.results}
         info["reference"] = request.reference
         info["answered_by"] = pending.answered_by
+        info["live_reward"] = pending.live_reward
         if prediction is not None:
             info["predicted_observation"] = prediction.observation
         result = StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
