@@ -20,6 +20,7 @@ from ui.play import Done, Playground
 from ui.renderers.base import esc
 from ui.replay import run_trajectory
 from ui.services import EngineChoice, Services
+from ui.session import PlaySession
 from ui.users import User
 from ui.views import empty
 
