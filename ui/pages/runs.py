@@ -47,20 +47,20 @@ def render(services: Services) -> RunsPage:
         "Every benchmark, rollout and training run, from the CLI or this app, newest first. "
         "Click a row to open it; a benchmark run lists its items."
     )
-    table = gr.Dataframe(headers=HEADERS, interactive=False, label="Runs", elem_id="rn-table")
+    table = gr.Dataframe(headers=HEADERS, interactive=False, label="Runs", elem_id="ru-table")
     with gr.Row(equal_height=True):
-        run_id = gr.Number(label="Run id", precision=0, minimum=1, elem_id="rn-id")
-        open_ = gr.Button("Open", scale=0, elem_id="rn-open")
-        refresh = gr.Button("Refresh", scale=0, elem_id="rn-refresh")
-    message = gr.HTML(elem_id="rn-message")
-    detail = gr.HTML(empty("Open a run to read it."), elem_id="rn-detail")
+        run_id = gr.Number(label="Run id", precision=0, minimum=1, elem_id="ru-id")
+        open_ = gr.Button("Open", scale=0, elem_id="ru-open")
+        refresh = gr.Button("Refresh", scale=0, elem_id="ru-refresh")
+    message = gr.HTML(elem_id="ru-message")
+    detail = gr.HTML(empty("Open a run to read it."), elem_id="ru-detail")
     items = gr.Dataframe(
         headers=ITEM_HEADERS,
         interactive=False,
         label="Items (click one to open it)",
-        elem_id="rn-items",
+        elem_id="ru-items",
     )
-    item = gr.HTML(elem_id="rn-item")
+    item = gr.HTML(elem_id="ru-item")
     return RunsPage(table, refresh, run_id, open_, message, detail, items, item)
 
 
