@@ -25,6 +25,8 @@ CSS = """
 .awp-session-head { font-size: 14px; margin-bottom: 6px; }
 .awp-task { font-size: 13px; margin: 4px 0 8px; }
 .awp-judge { font-size: 13px; margin: 6px 0; }
+.awp-diff-rest > summary { cursor: pointer; font-size: 12px; padding: 4px 0;
+  color: var(--link-text-color, #4f46e5); }
 .awp-blurb { color: var(--body-text-color-subdued); }
 .awp-empty { color: var(--body-text-color-subdued); font-style: italic; padding: 10px 4px; }
 .awp-bold { font-weight: 700; } .awp-dim { opacity: .65; } .awp-italic { font-style: italic; }
