@@ -146,6 +146,10 @@ class QueueFilter:
         metric: with `min_value`/`max_value`: only predictions whose score for this metric lies
             in the range (inclusive), e.g. the hard cases under 0.5.
         unannotated_only: only predictions nobody has annotated yet.
+        session_id: only this session's predictions.
+        kind: only predictions of sessions of this kind (their source: playground, bench, ...).
+        hide_trivial: leave out baseline predictions (a `baseline:` model) and predictions
+            equal to the known real state: nothing to learn from correcting them.
 
     """
 
@@ -155,6 +159,9 @@ class QueueFilter:
     min_value: float | None = None
     max_value: float | None = None
     unannotated_only: bool = False
+    session_id: int | None = None
+    kind: str | None = None
+    hide_trivial: bool = False
 
 
 @dataclass(frozen=True)
