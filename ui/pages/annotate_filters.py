@@ -76,7 +76,12 @@ def wire(controls: QueueControls) -> None:
 
     inputs = [controls.engine, controls.session, controls.kind, controls.show_trivial]
     gr.on(
-        [control.change for control in inputs],
+        [
+            controls.engine.change,
+            controls.session.change,
+            controls.kind.change,
+            controls.show_trivial.change,
+        ],
         guarded(build),
         inputs,
         controls.state,
