@@ -112,3 +112,23 @@ def test_live_runs_are_listed_after_the_recordings(tmp_path):
         assert labels[0].startswith("zzz-recorded") and labels[-1].startswith("live run")
     finally:
         context.close()
+
+
+def test_an_embedded_judge_is_refused_up_front_with_the_setting_to_change(tmp_path):
+    running = start_app(tmp_path, settings={"judge_engine": "transformers"})
+    try:
+        person = Client(running.url, verbose=False)
+        out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
+        person.predict(out["action"], engine="persistence", api_name="/step")
+        verdict = person.predict(api_name="/judge_step")
+        assert "awp-inline-error" in verdict and "AWP_JUDGE_ENGINE" in verdict
+    finally:
+        running.close()
+
+
+def test_the_benchmark_default_selection_is_the_baselines(app):
+    config = app.blocks.config
+    engines = next(
+        c for c in config["components"] if c.get("props", {}).get("elem_id") == "bm-engines"
+    )
+    assert sorted(engines["props"]["value"]) == ["oracle", "persistence"]

@@ -89,7 +89,7 @@ def render(services: Services) -> PlaygroundPage:
                 )
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
-            judge = judge_button.render("pg")
+            judge = judge_button.render("pg", services)
             many = futures.render()
     return PlaygroundPage(
         state,
