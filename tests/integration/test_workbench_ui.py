@@ -51,6 +51,7 @@ def test_the_oracle_demo_replays_a_terminal_session_and_links_to_it(client, app)
 def test_the_live_shell_demo_runs_a_real_command_and_frees_its_sandbox(client, app):
     out = client.predict(api_name="/demo_shell")
     assert "hello from a live shell" in out, out
+    assert "Live: no reward signal, the episode goes on." in out  # the live closure
     assert app.context.live_pool.count() == 0  # the demo's sandbox is closed again
 
 

@@ -177,6 +177,7 @@ def wire(page: StartPage, services: Services) -> None:
                 f"A live shell ran the command; {engine} predicted it",
                 session,
                 time.perf_counter() - started,
+                session.notice,
             )
             + _last_step(session)
         }
