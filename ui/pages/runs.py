@@ -24,7 +24,7 @@ from ui.views import empty
 
 KINDS: tuple[type[RunRecord], ...] = (BenchRun, RolloutRun, TrainRun)
 HEADERS = ["id", "kind", "status", "done", "total", "failures", "owner", "started"]
-ITEM_HEADERS = ["item", "session", "step", "domain", "engine", "headline"]
+ITEM_HEADERS = ["item", "session", "step", "domain", "engine", "first score"]
 
 
 @dataclass(frozen=True)
