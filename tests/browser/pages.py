@@ -31,7 +31,11 @@ def start_blank(page, domain: str, initial: str) -> None:
 
 
 def open_tab(page, name: str) -> None:
-    """Open the page titled `name`: its workspace's tab first, then the page's own tab."""
+    """Open the page titled `name`: its workspace's tab first, then the page's own tab.
+
+    Waits for the page load first: it selects the tab a link names, and would undo a click.
+    """
+    wait_for_text(page, "#awp-user", "role:")
     space = next(w for w in WORKSPACES if name in (t for t, _ in w.pages) or name == w.title)
     page.get_by_role("tab", name=space.title, exact=True).click()
     if len(space.pages) > 1 and name != space.title:
