@@ -292,7 +292,12 @@ def replace_scores(session: Session, prediction_id: int, scores: Sequence[ScoreL
 
 
 def session_summaries(
-    session: Session, domain: str | None, owner: str | None, limit: int, offset: int
+    session: Session,
+    domain: str | None,
+    owner: str | None,
+    limit: int,
+    offset: int,
+    bench_run_id: int | None = None,
 ) -> list[SessionSummary]:
     """Most recently active sessions first; `steps` counts each session's own steps."""
     counts = (
@@ -307,6 +312,8 @@ def session_summaries(
         query = query.where(SessionRow.domain == domain)
     if owner is not None:
         query = query.where(SessionRow.owner == owner)
+    if bench_run_id is not None:
+        query = query.where(SessionRow.bench_run_id == bench_run_id)
     query = query.order_by(SessionRow.updated_at.desc(), SessionRow.id.desc())
     return [
         SessionSummary(

@@ -177,11 +177,16 @@ class SessionStore:
             return stored_session(row, steps, prompts)
 
     def list_sessions(
-        self, domain: str | None = None, owner: str | None = None, limit: int = 50, offset: int = 0
+        self,
+        domain: str | None = None,
+        owner: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        bench_run_id: int | None = None,
     ) -> list[SessionSummary]:
-        """Most recently active sessions first, optionally of one domain or owner."""
+        """Most recently active sessions first, optionally of one domain, owner or benchmark run."""
         with session_scope(self._factory) as session:
-            return session_summaries(session, domain, owner, limit, offset)
+            return session_summaries(session, domain, owner, limit, offset, bench_run_id)
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session with its steps, predictions, scores, annotations and branches.

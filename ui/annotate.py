@@ -10,10 +10,11 @@ with a `ConflictError` whose message tells the annotator nothing was saved.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
+from backend.engines.base import engine_spec
 from backend.errors import BadInputError
 from backend.verdicts import Verdict
 from storage.annotations import (
@@ -88,16 +89,29 @@ class QueueState:
     held: HeldElsewhere
 
 
+def queue_filter(domain: str | None, extra: QueueFilter | None) -> QueueFilter:
+    """The page's queue filter (engine, session, source, trivial items) with its domain menu."""
+    return replace(extra or QueueFilter(), domain=domain or None)
+
+
+def default_filter(services: Services) -> QueueFilter:
+    """Baselines and exact matches are hidden, unless the server's default engine is a baseline.
+
+    A reviewer's hour is wasted on oracle copies of the truth; but on a server that runs a
+    baseline by default (a demo, the tests) its predictions are all there is to review.
+    """
+    return QueueFilter(hide_trivial=not engine_spec(services.defaults.engine).baseline)
+
+
 class Annotator:
     """The annotation operations the Annotate page calls, on behalf of one user name."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    def next(self, user: str, domain: str | None, least_confident: bool = False) -> Draft | None:
-        """Claim the next prediction to review (the least confident first if asked)."""
-        chosen = QueueFilter(domain=domain or None, least_confident=least_confident)
-        item = self.services.queue.claim_next(user, chosen)
+    def next(self, user: str, domain: str | None, extra: QueueFilter | None = None) -> Draft | None:
+        """Claim the next prediction to review; None when the queue is empty."""
+        item = self.services.queue.claim_next(user, queue_filter(domain, extra))
         return self._draft(item, user) if item else None
 
     def open(self, user: str, prediction_id: float | None) -> Draft:
@@ -113,16 +127,18 @@ class Annotator:
         return self._draft(self.services.queue.claim(int(prediction_id), user), user)
 
     def skip(
-        self, user: str, draft: Draft | None, domain: str | None, least_confident: bool = False
+        self, user: str, draft: Draft | None, domain: str | None, extra: QueueFilter | None = None
     ) -> Draft | None:
         """Send the current item to the back of my queue and claim the next one."""
         if draft is not None:
             self.services.queue.skip(draft.item.prediction_id, user)
-        return self.next(user, domain, least_confident)
+        return self.next(user, domain, extra)
 
-    def queue_state(self, user: str, domain: str | None) -> QueueState:
+    def queue_state(
+        self, user: str, domain: str | None, extra: QueueFilter | None = None
+    ) -> QueueState:
         """How many items are left for me under this filter, and how many others hold."""
-        query_filter = QueueFilter(domain=domain or None)
+        query_filter = queue_filter(domain, extra)
         return QueueState(
             self.services.queue.count_pending(user, query_filter),
             self.services.queue.held_elsewhere(user, query_filter),

@@ -1,46 +1,27 @@
-"""The Gradio Blocks app: a header, then one tab per page, each page rendered and then wired."""
+"""The Gradio Blocks app: a header, then a Start page and four workspaces of nested tabs.
+
+Every page is rendered and then wired; the page load picks the tab a link names
+(`?workspace=`, `?tab=`, `?session=`, `?run=`, `?item=`, `?prediction=`), shows admins their
+pages, and fills the pages that read the database on open (Start, Sessions, Runs).
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import (
-    agreement,
-    annotate,
-    arena,
-    benchmark,
-    export,
-    playground,
-    real_or_not,
-    replay,
-    rollouts,
-    train,
-)
+from ui.pages import runs, sessions, start
 from ui.services import Services
 from ui.users import User
+from ui.workspaces import WORKSPACES, Workspace, locate, page_id
 
 TITLE = "AgentWorld Playground"
-INTRO = (
-    "Language world models predict an agent environment's next observation. Pick a domain, "
-    "act, and compare the model's prediction with what really happened."
-)
-PAGES = (
-    ("Playground", playground),
-    ("Replay", replay),
-    ("Annotate", annotate),
-    ("Which one is real?", real_or_not),
-    ("Arena", arena),
-    ("Agreement", agreement),
-    ("Benchmark", benchmark),
-    ("Rollouts", rollouts),
-    ("Export", export),
-    ("Train", train),
-)
-"""Tab title and page module (with `render(services)` and `wire(page, services)`), in tab order.
+INTRO = "Language world models predict an agent environment's next observation."
 
-A page module with `ADMIN_ONLY = True` is shown to admins only: its tab is hidden for everyone
-else when the page loads (its events refuse non-admins too, whatever the browser sends)."""
+LINKED_PAGE = {"session": "sessions", "run": "runs", "prediction": "annotate"}
+"""A link with this query parameter and no `tab` opens that page."""
 
 
 def whoami_line(user: User) -> str:
@@ -49,6 +30,15 @@ def whoami_line(user: User) -> str:
     if not user.logged_in:
         return f"Not signed in · role: {role}"
     return f"Signed in as **{user.name}** · role: {role} · [Log out](/logout)"
+
+
+def linked_tabs(query: dict[str, str]) -> tuple[Workspace | None, str | None]:
+    """The workspace and page a link opens (None: leave the tab as it is)."""
+    page = query.get("tab") or next((p for k, p in LINKED_PAGE.items() if k in query), None)
+    if page is not None:
+        return locate(page), page
+    wanted = query.get("workspace")
+    return next((w for w in WORKSPACES if w.id == wanted), None), None
 
 
 def build_blocks(services: Services) -> gr.Blocks:
@@ -60,32 +50,70 @@ def build_blocks(services: Services) -> gr.Blocks:
                 who = gr.Markdown(label="User", elem_id="awp-user")
                 if services.hf_login:
                     gr.LoginButton()
-        rendered = []
+        rendered: dict[str, tuple[Any, Any]] = {}
         admin_tabs: list[gr.Tab] = []
-        with gr.Tabs() as tabs:
-            for title, module in PAGES:
+        inner_tabs: dict[str, gr.Tabs] = {}
+        with gr.Tabs(elem_id="awp-workspaces") as outer:
+            for space in WORKSPACES:
                 # Admin pages start hidden and are shown when an admin loads the page: hidden by
                 # default, nobody else ever sees them (not even while the page loads).
-                admin_only = getattr(module, "ADMIN_ONLY", False)
-                name = module.__name__.rsplit(".", 1)[-1]
-                with gr.Tab(title, id=name, visible=not admin_only) as tab:
-                    rendered.append((module, module.render(services)))
-                if admin_only:
-                    admin_tabs.append(tab)
-        for module, page in rendered:
+                with gr.Tab(
+                    space.title, id=space.id, visible=not space.admin_only, elem_id=f"ws-{space.id}"
+                ) as space_tab:
+                    if space.admin_only:
+                        admin_tabs.append(space_tab)
+                    if space.blurb:
+                        gr.Markdown(space.blurb, elem_classes="awp-blurb")
+                    if len(space.pages) == 1:
+                        _, module = space.pages[0]
+                        rendered[page_id(module)] = (module, module.render(services))
+                        continue
+                    with gr.Tabs(elem_id=f"ws-{space.id}-pages") as inner:
+                        inner_tabs[space.id] = inner
+                        for title, module in space.pages:
+                            # In an admin workspace the workspace's tab does the hiding.
+                            hidden = getattr(module, "ADMIN_ONLY", False) and not space.admin_only
+                            with gr.Tab(title, id=page_id(module), visible=not hidden) as tab:
+                                rendered[page_id(module)] = (module, module.render(services))
+                            if hidden:
+                                admin_tabs.append(tab)
+        for module, page in rendered.values():
             module.wire(page, services)
 
-        def whoami(request: gr.Request) -> list:
+        start_page = rendered["start"][1]
+        sessions_page = rendered["sessions"][1]
+        runs_page = rendered["runs"][1]
+        loaded = [
+            start_page.next_step,
+            sessions_page.table,
+            sessions_page.view,
+            sessions_page.session_id,
+            sessions_page.message,
+            *runs.load_outputs(runs_page),
+        ]
+
+        def whoami(request: gr.Request) -> dict[Any, Any]:
             user = services.identify(request)
-            # A `?prediction=<id>` link (the Agreement page's) opens on the Annotate tab.
-            linked = "prediction" in getattr(request, "query_params", {})
-            tab = gr.Tabs(selected="annotate") if linked else gr.skip()
-            return [whoami_line(user), tab, *[gr.Tab(visible=user.is_admin) for _ in admin_tabs]]
+            query = dict(getattr(request, "query_params", {}) or {})
+            space, page = linked_tabs(query)
+            updates: dict[Any, Any] = {
+                who: whoami_line(user),
+                start_page.next_step: start.next_step_text(services, user),
+                **sessions.on_load(sessions_page, services, query),
+                **runs.on_load(runs_page, services, query),
+            }
+            for tab in admin_tabs:
+                updates[tab] = gr.Tab(visible=user.is_admin)
+            if space is not None and (user.is_admin or not space.admin_only):
+                updates[outer] = gr.Tabs(selected=space.id)
+                if page is not None and space.id in inner_tabs:
+                    updates[inner_tabs[space.id]] = gr.Tabs(selected=page)
+            return updates
 
         blocks.load(
             guarded(whoami),
             None,
-            [who, tabs, *admin_tabs],
+            [who, outer, *inner_tabs.values(), *admin_tabs, *loaded],
             api_name="whoami",
             concurrency_limit=None,
         )

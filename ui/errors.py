@@ -38,16 +38,67 @@ logger = logging.getLogger(__name__)
 GENERIC_MESSAGE = "Something went wrong on our side; the error was logged. Please try again."
 
 
+def title_of(exc: Exception) -> str:
+    """The short heading of a domain error ("Invalid input", "Not found", ...)."""
+    return next((TITLES[k] for k in type(exc).__mro__ if k in TITLES), "Error")
+
+
 def to_gr_error(exc: Exception) -> gr.Error:
     """Translate an exception raised by a callback into what the browser shows."""
     if isinstance(exc, gr.Error):
         return exc
     if isinstance(exc, errors.AWPError):
-        title = next((TITLES[k] for k in type(exc).__mro__ if k in TITLES), "Error")
         # gr.Error renders its message as HTML, and messages may quote user input: escape it
-        return gr.Error(html.escape(str(exc)), title=title, print_exception=False)
+        return gr.Error(html.escape(str(exc)), title=title_of(exc), print_exception=False)
     logger.exception("unexpected error in a UI callback", exc_info=exc)
     return gr.Error(GENERIC_MESSAGE)
+
+
+def inline_error(exc: Exception) -> str:
+    """The error as a line of HTML shown beside the control that caused it (no pill, no toast).
+
+    Gradio draws a raised error as a red pill over every output of the event, which hides the
+    very buttons the person needs next; pages that show errors inline return this into their one
+    message component instead. A bug is logged with its traceback and shown generically.
+    """
+    if isinstance(exc, errors.AWPError):
+        title, text = title_of(exc), str(exc)
+    else:
+        logger.exception("unexpected error in a UI callback", exc_info=exc)
+        title, text = "Error", GENERIC_MESSAGE
+    return (
+        f'<div class="awp-inline-error" role="alert"><b>{html.escape(title)}:</b> '
+        f"{html.escape(text)}</div>"
+    )
+
+
+def inline(fn: Callable[..., Any], message: Any) -> Callable[..., Any]:
+    """Wrap a callback whose errors go to the page's one `message` component, not a pill.
+
+    The callback returns a dict of updates (outputs are wired by name); on an error only
+    `message` changes, so everything the person already sees and chose stays as it was.
+    On success `message` is cleared unless the callback set it.
+    """
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def stream(*args: Any, **kwargs: Any) -> Any:
+            try:
+                for update in fn(*args, **kwargs):
+                    yield {message: "", **update}
+            except Exception as exc:
+                yield {message: inline_error(exc)}
+
+        return stream
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return {message: "", **fn(*args, **kwargs)}
+        except Exception as exc:
+            return {message: inline_error(exc)}
+
+    return call
 
 
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:

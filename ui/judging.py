@@ -7,24 +7,46 @@ prediction), so it meets people's ratings on the Agreement page.
 from __future__ import annotations
 
 from backend.compare.judging import judge_stored
-from backend.errors import BadInputError
+from backend.engines.embedded import EMBEDDED_MODEL
+from backend.errors import AWPError, BadInputError
 from backend.scoring.judge import JudgeResult
 from ui.renderers.base import esc
 from ui.services import Services
 from ui.views import chip
+
+TOO_WEAK = (
+    "The configured judge is the embedded {model} model, which is too small to follow the "
+    "rubric (it gives no usable verdict after minutes of trying). Set AWP_JUDGE_ENGINE=openai "
+    "with AWP_JUDGE_MODEL and AWP_JUDGE_BASE_URL (or AWP_BASE_URL) to a strong model, and restart."
+)
+
+
+def judge_line(services: Services) -> str:
+    """Which engine and model judge here, in one line (what the pages say beside the button)."""
+    settings = "(settings `AWP_JUDGE_ENGINE`, `AWP_JUDGE_MODEL`)"
+    try:
+        engine = services.judge().engine
+    except AWPError as exc:  # a judge that cannot be built is said here, not at first use
+        return f"Judge: not available: {exc} {settings}"
+    weak = " (the embedded model: too weak to judge)" if engine.model == EMBEDDED_MODEL else ""
+    return f"Judge: `{engine.name}` · `{engine.model}`{weak} {settings}."
 
 
 def judge_prediction(services: Services, prediction_id: int | None) -> JudgeResult:
     """Grade and store one prediction's verdict.
 
     Raises:
-        BadInputError: no prediction yet, or its real state is unknown.
+        BadInputError: no prediction yet, its real state is unknown, or the judge is the
+            embedded model (refused up front: it cannot give a usable verdict).
         NotFoundError: no such prediction.
     """
+    judge = services.judge()
+    if judge.engine.model == EMBEDDED_MODEL:
+        raise BadInputError(TOO_WEAK.format(model=EMBEDDED_MODEL))
     if prediction_id is None:
         raise BadInputError("Nothing to judge yet: take a step (or open an item) first.")
     item = services.judge_item(prediction_id)
-    [(_, result)] = list(judge_stored(services.judge(), services.sessions, [(prediction_id, item)]))
+    [(_, result)] = list(judge_stored(judge, services.sessions, [(prediction_id, item)]))
     return result
 
 

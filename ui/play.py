@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
+from backend.envs.live.base import LiveStep
 from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
 from backend.recording import SessionTarget
 from backend.stepping import Reality, StepOutcome, run_step
@@ -34,6 +35,13 @@ class Preparable(Protocol):
     def prepare(self) -> None:
         """Load the model now."""
         ...
+
+
+def live_closure(step: LiveStep) -> str:
+    """The live environment's verdict on the step: its reward, and whether the episode ended."""
+    reward = "no reward signal" if step.reward is None else f"reward {step.reward:g}"
+    done = "the episode is done" if step.done else "the episode goes on"
+    return f"Live: {reward}, {done}."
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,7 @@ class Playground:
             )
             engine.prepare()
         target, prefix, notice = self._target(session, choice, owner)
-        with self._reality(session) as (live, replayed):
+        with self._reality(session) as (live, replayed, acted):
             notice = " ".join(filter(None, [replayed, notice]))
             index = len(session.steps) + 1
             text, reasoning = "", ""
@@ -118,6 +126,8 @@ class Playground:
                 yield Partial(request, index, text, reasoning)
         if outcome is None:
             raise EngineRequestError("The engine ended its stream without a prediction.")
+        if acted and not outcome.live_error:
+            notice = " ".join(filter(None, [live_closure(acted[-1]), notice]))
         if outcome.live_error:
             notice = (
                 f"The live environment failed ({outcome.live_error}); the step is stored "
@@ -158,15 +168,20 @@ class Playground:
         )
 
     @contextmanager
-    def _reality(self, session: PlaySession) -> Iterator[tuple[Reality | None, str]]:
+    def _reality(
+        self, session: PlaySession
+    ) -> Iterator[tuple[Reality | None, str, list[LiveStep]]]:
         """The live environment a step runs its action in (None off live), held for the step.
+
+        Also yields what was replayed, and the live steps the action produced (their reward
+        and whether the episode ended are what the page shows after the step).
 
         A live environment that took other actions than the session's kept steps (after a
         rewind or branch, or a failed step) first replays the kept ones from its task's start.
         After the step, the run's trajectory is stored again with the new turn.
         """
         if session.live is None:
-            yield None, ""
+            yield None, "", []
             return
         pool = self.services.live
         if pool is None:
@@ -180,8 +195,14 @@ class Playground:
                 replayed = (
                     f"Restarted the live environment and replayed the {len(kept)} kept actions."
                 )
+            acted: list[LiveStep] = []
+
+            def act(action: str) -> str:
+                acted.append(run.act(action))
+                return acted[-1].observation
+
             try:
-                yield (lambda action: run.act(action).observation), replayed
+                yield act, replayed, acted
             finally:
                 self.services.trajectories.upsert(run.trajectory())
 

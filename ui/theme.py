@@ -15,6 +15,19 @@ CSS = """
 .awp-term { background: #111827; color: #e5e7eb; }
 .awp-notice { background: #fef3c7; color: #78350f; border-left: 3px solid #f59e0b;
   padding: 6px 10px; margin-bottom: 6px; border-radius: 4px; font-size: 12px; }
+.awp-inline-error { background: #fef2f2; color: #991b1b; border-left: 3px solid #dc2626;
+  padding: 6px 10px; margin: 4px 0; border-radius: 4px; font-size: 13px; }
+.awp-demo-ok { background: #f0fdf4; color: #14532d; border-left: 3px solid #16a34a;
+  padding: 6px 10px; margin: 4px 0; border-radius: 4px; }
+.awp-demo-pair, .awp-pair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.awp-demo-pair pre { max-height: 260px; overflow: auto; }
+.awp-item { border-top: 1px solid var(--border-color-primary); padding: 8px 0; }
+.awp-session-head { font-size: 14px; margin-bottom: 6px; }
+.awp-task { font-size: 13px; margin: 4px 0 8px; }
+.awp-judge { font-size: 13px; margin: 6px 0; }
+.awp-diff-rest > summary { cursor: pointer; font-size: 12px; padding: 4px 0;
+  color: var(--link-text-color, #4f46e5); }
+.awp-blurb { color: var(--body-text-color-subdued); }
 .awp-empty { color: var(--body-text-color-subdued); font-style: italic; padding: 10px 4px; }
 .awp-bold { font-weight: 700; } .awp-dim { opacity: .65; } .awp-italic { font-style: italic; }
 .awp-underline { text-decoration: underline; } .awp-inverse { background: #e5e7eb; color: #111827; }

@@ -50,6 +50,18 @@ def _offered(query_filter: QueueFilter, me: int | None, overlap: int | None = No
         query = query.where(SessionRow.domain == query_filter.domain)
     if query_filter.engine is not None:
         query = query.where(PredictionRow.engine == query_filter.engine)
+    if query_filter.session_id is not None:
+        query = query.where(SessionRow.id == query_filter.session_id)
+    if query_filter.kind is not None:
+        query = query.where(SessionRow.kind == query_filter.kind)
+    if query_filter.hide_trivial:
+        query = query.where(
+            ~PredictionRow.model.startswith("baseline:"),
+            or_(
+                StepRow.real_observation.is_(None),
+                StepRow.real_observation != PredictionRow.observation,
+            ),
+        )
     if query_filter.metric is not None:
         score = select(ScoreRow.id).where(
             ScoreRow.prediction_id == PredictionRow.id, ScoreRow.name == query_filter.metric
@@ -77,8 +89,10 @@ def _candidates(
 ) -> Select[Any]:
     """What `me` may claim now, in queue order.
 
-    Own live claims first, then predictions `me` never skipped (oldest first, or the least
-    confident first when the filter asks), then those `me` skipped, the longest ago first.
+    Own live claims first, then predictions `me` never skipped, then those `me` skipped, the
+    longest ago first; within each, a step whose real state nobody knows comes first (a
+    reviewer's correction is its only truth), then the least confident when the filter asks
+    for it, then the oldest.
     """
     query = (
         _offered(query_filter, me, overlap)
@@ -96,8 +110,9 @@ def _candidates(
         if query_filter.least_confident
         else []
     )
+    unknown_first = case((StepRow.real_observation.is_(None), 0), else_=1)
     if me is None:
-        return query.order_by(*confident, PredictionRow.id)
+        return query.order_by(unknown_first, *confident, PredictionRow.id)
     mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now)
     query = query.outerjoin(
         SkipRow, and_(SkipRow.prediction_id == PredictionRow.id, SkipRow.annotator_id == me)
@@ -106,8 +121,9 @@ def _candidates(
     return query.order_by(
         func.coalesce(mine, False).desc(),
         skipped,
-        *confident,
         SkipRow.skipped_at,
+        unknown_first,
+        *confident,
         PredictionRow.id,
     )
 

@@ -148,6 +148,10 @@ class QueueFilter:
         unannotated_only: only predictions nobody has annotated yet.
         least_confident: the model's least confident predictions first (those without a
             confidence last), where people's review is worth the most.
+        session_id: only this session's predictions.
+        kind: only predictions of sessions of this kind (their source: playground, bench, ...).
+        hide_trivial: leave out baseline predictions (a `baseline:` model) and predictions
+            equal to the known real state: nothing to learn from correcting them.
 
     """
 
@@ -158,6 +162,9 @@ class QueueFilter:
     max_value: float | None = None
     unannotated_only: bool = False
     least_confident: bool = False
+    session_id: int | None = None
+    kind: str | None = None
+    hide_trivial: bool = False
 
 
 @dataclass(frozen=True)

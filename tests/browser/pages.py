@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import time
 
+from ui.workspaces import WORKSPACES
+
 
 def open_app(page, url: str) -> float:
-    """Load the app; returns seconds until the Step button is visible."""
+    """Load the app on the Playground (a deep link); returns seconds until Step is visible."""
     started = time.perf_counter()
-    page.goto(url)
+    page.goto(f"{url.rstrip('/')}/?tab=playground")
     page.locator("#pg-step").wait_for(state="visible")
     return time.perf_counter() - started
 
@@ -29,7 +31,15 @@ def start_blank(page, domain: str, initial: str) -> None:
 
 
 def open_tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).click()
+    """Open the page titled `name`: its workspace's tab first, then the page's own tab.
+
+    Waits for the page load first: it selects the tab a link names, and would undo a click.
+    """
+    wait_for_text(page, "#awp-user", "role:")
+    space = next(w for w in WORKSPACES if name in (t for t, _ in w.pages) or name == w.title)
+    page.get_by_role("tab", name=space.title, exact=True).click()
+    if len(space.pages) > 1 and name != space.title:
+        page.get_by_role("tab", name=name, exact=True).click()
 
 
 def wait_for_text(page, selector: str, text: str, timeout_ms: int = 30_000) -> None:

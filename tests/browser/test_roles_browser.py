@@ -1,4 +1,4 @@
-"""What each role sees: the Export tab exists for admins only."""
+"""What each role sees: the Data and training workspace (Export, Train) exists for admins only."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def test_annotators_do_not_see_the_export_tab(browser, annotator_app: RunningApp
     try:
         open_app(page, annotator_app.url)
         page.get_by_text("role: annotator").wait_for()
-        assert page.get_by_role("tab", name="Annotate").is_visible()
+        assert page.get_by_role("tab", name="Human feedback").is_visible()
+        assert page.get_by_role("tab", name="Data and training").count() == 0
         assert page.get_by_role("tab", name="Export").count() == 0
         assert page.get_by_role("tab", name="Train").count() == 0
         shot(page, "roles-annotator")
@@ -36,4 +37,4 @@ def test_annotators_do_not_see_the_export_tab(browser, annotator_app: RunningApp
 def test_admins_see_the_export_tab(page, app):
     open_app(page, app.url)
     page.get_by_text("role: admin").wait_for()
-    assert page.get_by_role("tab", name="Export").is_visible()
+    assert page.get_by_role("tab", name="Data and training").is_visible()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.pages import open_app
+from tests.browser.pages import open_app, open_tab
 from tests.support.app_server import RunningApp, start_app
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,7 @@ def test_an_admin_trains_and_serves_the_result(browser, tiny_app: RunningApp, sh
     try:
         open_app(page, tiny_app.url)
         page.get_by_text("role: admin").wait_for()
-        page.get_by_role("tab", name="Train").click()
+        open_tab(page, "Train")
         page.locator("#tr-steps input").fill("1")
         page.locator("#tr-eval-limit input").fill("2")
         page.locator("#tr-eval-tokens input").fill("4")

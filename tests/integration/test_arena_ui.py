@@ -14,8 +14,28 @@ from storage.models import PredictionRow, ScoreRow
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
 
-REAL_OUTPUTS = ("browser", "context", "sides", "choice", "confidence", "reveal", "results")
-ARENA_OUTPUTS = ("browser", "context", "sides", "reveal", "people", "judge", "chart", "agreement")
+# The API leaves buttons out: a vote disables them in the browser only.
+REAL_OUTPUTS = (
+    "browser",
+    "context",
+    "sides",
+    "choice",
+    "confidence",
+    "reveal",
+    "results",
+    "message",
+)
+ARENA_OUTPUTS = (
+    "browser",
+    "context",
+    "sides",
+    "reveal",
+    "people",
+    "judge",
+    "chart",
+    "agreement",
+    "message",
+)
 VERDICT = {
     "scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 4, "quality": 2},
     "strengths": ["right format"],
@@ -64,6 +84,20 @@ def test_arena_vote_reveals_names_and_updates_the_leaderboard(app: RunningApp) -
     assert [(c.contender_a, c.wins_a) for c in counts] == [(names[0], 1)]
 
 
+def test_a_second_arena_vote_is_refused_beside_the_buttons_and_keeps_the_board(
+    app: RunningApp,
+) -> None:
+    person = Client(app.url, verbose=False)
+    person.predict("terminal", "all", api_name="/arena_battle")
+    first = named(person.predict("all", api_name="/arena_vote_a"), ARENA_OUTPUTS)
+    assert first["message"] == "" and rows(first["people"])
+    counts = app.context.arena.battle_counts()
+    again = named(person.predict("all", api_name="/arena_vote_b"), ARENA_OUTPUTS)
+    assert "awp-inline-error" in again["message"] and "Press New battle first" in again["message"]
+    assert app.context.arena.battle_counts() == counts  # nothing stored
+    assert again["people"] == {"__type__": "update"}  # left as it was: the board is not wiped
+
+
 def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
     person = Client(app.url, verbose=False)
     person.predict("terminal", "all", api_name="/arena_battle")  # stores a persistence guess
@@ -93,17 +127,19 @@ def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_se
         api_name="/futures",
     )
     assert "own branch" in summary and grid.count("prediction #") == 2
-    with pytest.raises(Exception, match="Candidate 1"):
-        person.predict(
-            "",
-            "Compare candidate actions from this state",
-            2,
-            "nonsense",
-            "",
-            "",
-            "",
-            api_name="/futures",
-        )
+    # A bad candidate is explained in the summary line under the button; the grid stays.
+    refused, kept = person.predict(
+        "",
+        "Compare candidate actions from this state",
+        2,
+        "nonsense",
+        "",
+        "",
+        "",
+        api_name="/futures",
+    )
+    assert "awp-inline-error" in refused and "Candidate 1" in refused
+    assert kept == {"props": {"__type__": "update"}, "__type__": "update"}  # left as it was
     out = person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
     person.predict(json.loads(json.dumps(out[0])), api_name="/step")
     answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"

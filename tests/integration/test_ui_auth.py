@@ -57,19 +57,21 @@ def test_the_app_refuses_strangers(app: RunningApp):
 
 def test_annotations_record_the_annotator_and_exports_need_admin(app: RunningApp):
     bob = login(app, "bob", "builder")
-    assert "Signed in as **bob** · role: annotator" in bob.predict(api_name="/whoami")
+    assert "Signed in as **bob** · role: annotator" in bob.predict(api_name="/whoami")[0]
     loaded = named(bob.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
     bob.predict(loaded["action"], engine="persistence", api_name="/step")
     annotate(bob, "next", "terminal")
     saved = submit(bob, "fixed", "reject", domain="terminal")
     assert saved["progress"]["data"][0][:6] == ["bob", "terminal", 1, 0, 1, 0]
     assert "<b>you</b> bob" in saved["queue"]  # a login is one person in every browser
-    with pytest.raises(Exception, match="Only admins"):
-        bob.predict(format="dpo", domain="", since="", min_rating=0, api_name="/export_preview")
+    refused = bob.predict(
+        format="dpo", domain="", since="", min_rating=0, api_name="/export_preview"
+    )
+    assert "Only admins" in refused[2] and "awp-inline-error" in refused[2]  # beside the button
 
     alice = login(app, "alice", "wonder land")
-    assert "role: admin" in alice.predict(api_name="/whoami")
-    count, rows = alice.predict(
+    assert "role: admin" in alice.predict(api_name="/whoami")[0]
+    count, rows, _ = alice.predict(
         format="dpo", domain="", since="", min_rating=0, api_name="/export_preview"
     )
     assert count == "**1** rows match." and '"annotator": "bob"' in rows

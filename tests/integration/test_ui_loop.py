@@ -103,11 +103,11 @@ def test_simulate_annotate_export_dpo(client: Client, app: RunningApp):
         notes="copied the empty screen",
     )
     assert "Saved version 1" in saved["message"]
-    count, preview = client.predict(
+    count, preview, error = client.predict(
         format="dpo", domain="terminal", since="", min_rating=0, api_name="/export_preview"
     )
-    assert count.startswith("**") and json.loads(preview)
-    path, message = client.predict(
+    assert count.startswith("**") and json.loads(preview) and not error
+    path, message, _ = client.predict(
         "jsonl", format="dpo", domain="terminal", since="", min_rating=0, api_name="/export_file"
     )
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]

@@ -142,6 +142,19 @@ def test_diff_marks_changed_lines_and_characters():
     assert 'class="awp-d-add"' in out
 
 
+def test_a_long_diff_shows_its_size_and_first_rows_and_folds_the_rest():
+    from ui.renderers.diff import SHOWN_ROWS
+
+    junk = "\n".join(f"junk line {i}" for i in range(500))
+    real = "\n".join(f"real line {i}" for i in range(300))
+    out = render_diff(junk, real)
+    shown, rest = out.split('<details class="awp-diff-rest">')
+    assert "500 lines" in shown and "300 (" in shown and f"first {SHOWN_ROWS} rows" in shown
+    assert shown.count("<tr class=") == SHOWN_ROWS
+    assert "Show the other 460 rows" in rest and rest.count("<tr class=") == 460
+    assert "awp-diff-rest" not in render_diff("a\nb", "a\nc")  # a short diff folds nothing
+
+
 def test_diff_of_identical_texts():
     assert "Identical." in render_diff("same", "same")
 

@@ -18,6 +18,7 @@ from backend.compare.report import ALL
 from backend.domains.base import all_domains
 from backend.verdicts import Verdict
 from ui.errors import guarded
+from ui.judging import judge_line
 from ui.renderers.base import esc
 from ui.services import Services
 from ui.users import AccessDeniedError
@@ -75,6 +76,7 @@ def render(services: Services) -> AgreementPage:
         "agreement study). Kappa and rho: 1 perfect, 0 chance. The judge **accepts** a "
         "prediction when its total is 4 or more."
     )
+    gr.Markdown(judge_line(services), elem_id="ag-judge-engine")
     dimensions = gr.Dataframe(
         headers=DIMENSION_HEADERS,
         interactive=False,

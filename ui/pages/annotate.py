@@ -17,9 +17,10 @@ from gradio.context import Context
 from backend.domains.base import all_domains
 from backend.errors import AWPError
 from storage.annotations import RULES
+from storage.annotations.types import QueueFilter
 from ui.annotate import ERROR_TAGS, RATING_HELP, VERDICT_CHOICES, Annotator, Draft
 from ui.errors import guarded
-from ui.pages import annotate_view, judge_button
+from ui.pages import annotate_filters, annotate_view, judge_button
 from ui.pages.annotate_context import CONTEXT_TITLE
 from ui.services import Services
 from ui.shortcuts import HELP
@@ -67,7 +68,7 @@ class AnnotatePage:
     message: gr.HTML
     progress: gr.Dataframe
     judge: judge_button.JudgeButton
-    least_confident: gr.Checkbox
+    filters: annotate_filters.QueueControls
 
     def component(self, name: str) -> Any:
         """A component by the names `annotate_view` uses (ratings as `rate_<dimension>`)."""
@@ -113,9 +114,6 @@ def render(services: Services) -> AnnotatePage:
     browser = gr.BrowserState("", storage_key=BROWSER_KEY, secret=BROWSER_SECRET)
     with gr.Row(equal_height=True):
         domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
-        least_confident = gr.Checkbox(
-            False, label="Least confident first", scale=1, elem_id="an-least-confident"
-        )
         next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
         prediction_id = gr.Number(
             None, label="Prediction #", precision=0, scale=1, elem_id="an-prediction"
@@ -123,6 +121,7 @@ def render(services: Services) -> AnnotatePage:
         with gr.Column(scale=2, min_width=200):
             open_btn = gr.Button("Open", elem_id="an-open")
             open_note = gr.HTML(elem_id="an-open-note")
+    filters = annotate_filters.render(services)
     queue = gr.HTML(elem_id="an-queue")
     header = gr.HTML(label="Item", elem_id="an-header")
     action = gr.Code(label="Action", interactive=False, elem_id="an-action")
@@ -140,7 +139,7 @@ def render(services: Services) -> AnnotatePage:
             gr.Markdown("#### Real state")
             real_origin = gr.HTML(elem_id="an-real-origin")
             real = gr.HTML(label="Real", elem_id="an-real")
-    judge = judge_button.render("an")
+    judge = judge_button.render("an", services)
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             editor = gr.Code(
@@ -229,7 +228,7 @@ def render(services: Services) -> AnnotatePage:
         message,
         progress,
         judge,
-        least_confident,
+        filters,
     )
 
 
@@ -247,20 +246,34 @@ def wire(page: AnnotatePage, services: Services) -> None:
             out[page.browser] = key
         return out
 
-    def show(draft: Draft | None, who: User, key: str, domain: str, message: str = "") -> dict:
-        state = annotator.queue_state(who.name, domain)
+    def show(
+        draft: Draft | None,
+        who: User,
+        key: str,
+        domain: str,
+        message: str = "",
+        queue: QueueFilter | None = None,
+    ) -> dict:
+        state = annotator.queue_state(who.name, domain, queue)
         rows = annotate_view.progress_rows(services, who)
         shown = updates(annotate_view.show(draft, who, state, message, rows), key)
         return {**shown, page.judge.verdict: ""}
 
     def next_item(
-        domain: str, request: gr.Request, browser: str | None = None, least: bool = False
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
+        queue: QueueFilter | None = None,
     ) -> dict:
         who, key = person(browser, request)
-        return show(annotator.next(who.name, domain, bool(least)), who, key, domain)
+        return show(annotator.next(who.name, domain, queue), who, key, domain, queue=queue)
 
     def open_item(
-        prediction_id: float | None, domain: str, request: gr.Request, browser: str | None = None
+        prediction_id: float | None,
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
+        queue: QueueFilter | None = None,
     ) -> dict:
         who, key = person(browser, request)
         try:
@@ -268,34 +281,39 @@ def wire(page: AnnotatePage, services: Services) -> None:
         except AWPError as exc:
             refused = f"Not opened: {exc}"
             return updates({"open_note": annotate_view.banner(refused, "refused")}, key)
-        return show(draft, who, key, domain)
+        return show(draft, who, key, domain, queue=queue)
 
-    def open_linked(domain: str, request: gr.Request, browser: str | None = None) -> dict:
+    def open_linked(
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
+        queue: QueueFilter | None = None,
+    ) -> dict:
         # The Agreement page links disagreements as `?prediction=<id>`: open that one.
         linked = str(request.query_params.get("prediction", "")) if request else ""
         if not linked.isdigit():
             return {page.open_note: gr.skip()}
-        return open_item(float(linked), domain, request, browser)
+        return open_item(float(linked), domain, request, browser, queue)
 
     def skip(
         draft: Draft | None,
         domain: str,
         request: gr.Request,
         browser: str | None = None,
-        least: bool = False,
+        queue: QueueFilter | None = None,
     ) -> dict:
         who, key = person(browser, request)
-        return show(annotator.skip(who.name, draft, domain, bool(least)), who, key, domain)
+        return show(annotator.skip(who.name, draft, domain, queue), who, key, domain, queue=queue)
 
     def submit(
         draft: Draft | None,
         domain: str,
         request: gr.Request,
         browser: str | None = None,
+        queue: QueueFilter | None = None,
         **fields: Any,
     ) -> dict:
         who, key = person(browser, request)
-        least = bool(fields.pop("least", False))
         ratings = {name: fields.pop(name) for name in RATING_HELP}
         try:
             record = annotator.submit(who.name, draft, ratings=ratings, **fields)
@@ -303,7 +321,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
             refused = f"Not saved: {exc}"
             return updates({"message": annotate_view.banner(refused, "refused")}, key)
         saved = annotate_view.saved_banner(record)
-        return show(annotator.next(who.name, domain, least), who, key, domain, saved)
+        return show(annotator.next(who.name, domain, queue), who, key, domain, saved, queue)
 
     def use_real(draft: Draft | None) -> Any:
         known = draft.item.real_observation if draft is not None else None
@@ -313,12 +331,12 @@ def wire(page: AnnotatePage, services: Services) -> None:
         return gr.skip() if draft is None else draft.item.predicted_observation
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
-    who: dict[str, Any] = {"browser": page.browser}
-    ordered: dict[str, Any] = {**who, "least": page.least_confident}
+    who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
+    annotate_filters.wire(page.filters)
     page.next.click(
         guarded(next_item),
         [page.domain],
-        inputs_kwargs=ordered,
+        inputs_kwargs=who,
         api_name="annotate_next",
         **cheap,
     )
@@ -332,12 +350,12 @@ def wire(page: AnnotatePage, services: Services) -> None:
     page.skip.click(
         guarded(skip),
         [page.state, page.domain],
-        inputs_kwargs=ordered,
+        inputs_kwargs=who,
         api_name="annotate_skip",
         **cheap,
     )
     fields: dict[str, Any] = {
-        **ordered,
+        **who,
         "corrected": page.editor,
         **page.ratings,
         "verdict": page.verdict,

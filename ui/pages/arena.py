@@ -27,7 +27,7 @@ from ui.compare_views import (
     reveal_html,
     sides_html,
 )
-from ui.errors import guarded
+from ui.errors import inline
 from ui.pages.annotate import BROWSER_KEY, BROWSER_SECRET
 from ui.renderers.base import esc
 from ui.services import Services
@@ -48,6 +48,7 @@ class ArenaPage:
     context: gr.HTML
     sides: gr.HTML
     votes: dict[str, gr.Button]
+    message: gr.HTML
     reveal: gr.HTML
     board_domain: gr.Dropdown
     people: gr.Dataframe
@@ -63,7 +64,16 @@ class ArenaPage:
     @property
     def shown(self) -> list[Any]:
         """What a new battle and a vote may update; each names the ones it changes."""
-        return [self.state, self.browser, self.context, self.sides, self.reveal, *self.board]
+        return [
+            self.state,
+            self.browser,
+            self.context,
+            self.sides,
+            self.reveal,
+            *self.board,
+            self.message,
+            *self.votes.values(),
+        ]
 
 
 def render(services: Services) -> ArenaPage:
@@ -81,9 +91,12 @@ def render(services: Services) -> ArenaPage:
     context = gr.HTML(empty("Press New battle."), elem_id="ar-context")
     sides = gr.HTML(elem_id="ar-sides")
     with gr.Row():
+        # Enabled by a new battle, disabled again by the vote: one vote per battle.
         votes = {
-            outcome: gr.Button(label, elem_id=f"ar-vote-{outcome}") for label, outcome in OUTCOMES
+            outcome: gr.Button(label, elem_id=f"ar-vote-{outcome}", interactive=False)
+            for label, outcome in OUTCOMES
         }
+    message = gr.HTML(elem_id="ar-message")
     reveal = gr.HTML(elem_id="ar-reveal")
     with gr.Accordion("Leaderboard", open=True):
         boards = [("All domains", ALL)] + [(d.title, d.name) for d in all_domains()]
@@ -111,6 +124,7 @@ def render(services: Services) -> ArenaPage:
         context,
         sides,
         votes,
+        message,
         reveal,
         board_domain,
         people,
@@ -166,6 +180,11 @@ def reveal_lines(pair: ArenaPair, outcome: str) -> list[str]:
     ]
 
 
+def votes_enabled(page: ArenaPage, enabled: bool) -> dict[gr.components.Component, Any]:
+    """The vote buttons on (a battle waits for its vote) or off (voted, or no battle)."""
+    return {button: gr.Button(interactive=enabled) for button in page.votes.values()}
+
+
 def wire(page: ArenaPage, services: Services) -> None:
     """Bind the page's events."""
     arena = Arena(services)
@@ -188,6 +207,7 @@ def wire(page: ArenaPage, services: Services) -> None:
             **_show(page, pair),
             page.reveal: "",
             **leaderboard(board),
+            **votes_enabled(page, True),
         }
 
     def vote(
@@ -207,11 +227,12 @@ def wire(page: ArenaPage, services: Services) -> None:
             page.browser: key,
             page.reveal: reveal_html(reveal_lines(pair, outcome)),
             **leaderboard(board),
+            **votes_enabled(page, False),
         }
 
     person: dict[str, Any] = {"browser": page.browser}
     page.battle.click(
-        guarded(new_battle),
+        inline(new_battle, page.message),
         [page.domain, page.board_domain],
         page.shown,
         inputs_kwargs=person,
@@ -226,7 +247,7 @@ def wire(page: ArenaPage, services: Services) -> None:
         ) -> dict[gr.components.Component, Any]:
             return vote(outcome, pair, board, request, browser)
 
-        return guarded(vote_for)
+        return inline(vote_for, page.message)
 
     for outcome, button in page.votes.items():
         button.click(
@@ -238,9 +259,9 @@ def wire(page: ArenaPage, services: Services) -> None:
             concurrency_limit=None,
         )
     page.board_domain.change(
-        guarded(leaderboard),
+        inline(leaderboard, page.message),
         [page.board_domain],
-        page.board,
+        [*page.board, page.message],
         api_name="arena_board",
         concurrency_limit=None,
     )

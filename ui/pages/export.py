@@ -9,7 +9,7 @@ import gradio as gr
 
 from backend.domains.base import all_domains
 from backend.export.builders import FORMATS
-from ui.errors import guarded
+from ui.errors import inline
 from ui.exporting import FILE_KINDS, Exporter, ExportRequest
 from ui.services import Services
 
@@ -33,6 +33,7 @@ class ExportPage:
     file: gr.File
     repo: gr.Textbox
     push: gr.Button
+    message: gr.HTML
 
     @property
     def filters(self) -> dict[str, Any]:
@@ -66,6 +67,7 @@ def render(services: Services) -> ExportPage:
             with gr.Row():
                 preview = gr.Button("Preview", elem_id="ex-preview")
                 write = gr.Button("Export file", variant="primary", elem_id="ex-write")
+            message = gr.HTML(elem_id="ex-message")
             file = gr.File(label="Download", interactive=False, elem_id="ex-file")
             with gr.Group(visible=services.can_push):
                 repo = gr.Textbox(label="Hub dataset repo", placeholder="user/my-world-model-data")
@@ -78,7 +80,7 @@ def render(services: Services) -> ExportPage:
                 label="First rows", language="json", interactive=False, elem_id="ex-rows"
             )
     return ExportPage(
-        fmt, domain, since, min_rating, kind, preview, count, rows, write, file, repo, push
+        fmt, domain, since, min_rating, kind, preview, count, rows, write, file, repo, push, message
     )
 
 
@@ -90,29 +92,43 @@ def wire(page: ExportPage, services: Services) -> None:
         rating = fields.pop("min_rating") or None
         return ExportRequest(min_rating=rating, **fields)
 
-    def preview(request: gr.Request, **fields: Any) -> tuple[str, str]:
+    def preview(request: gr.Request, **fields: Any) -> dict[Any, str]:
         count, rows = exporter.preview(services.identify(request), request_of(fields))
-        return f"**{count}** rows match.", rows
+        return {page.count: f"**{count}** rows match.", page.rows: rows}
 
-    def write(kind: str, request: gr.Request, **fields: Any) -> tuple[str, str]:
+    def write(kind: str, request: gr.Request, **fields: Any) -> dict[Any, str]:
         summary = exporter.write(services.identify(request), request_of(fields), kind)
-        return str(summary.path), f"Wrote **{summary.rows}** {summary.format} rows."
+        return {
+            page.file: str(summary.path),
+            page.count: f"Wrote **{summary.rows}** {summary.format} rows.",
+        }
 
-    def push(kind: str, repo: str, request: gr.Request, **fields: Any) -> tuple[str, str]:
+    def push(kind: str, repo: str, request: gr.Request, **fields: Any) -> dict[Any, str]:
         summary = exporter.write(services.identify(request), request_of(fields), kind, repo)
-        return str(summary.path), f"Wrote **{summary.rows}** rows; pushed to {summary.pushed_to}."
+        return {
+            page.file: str(summary.path),
+            page.count: f"Wrote **{summary.rows}** rows; pushed to {summary.pushed_to}.",
+        }
 
     cheap: dict[str, Any] = {"inputs_kwargs": page.filters, "concurrency_limit": 2}
     page.preview.click(
-        guarded(preview), None, [page.count, page.rows], api_name="export_preview", **cheap
+        inline(preview, page.message),
+        None,
+        [page.count, page.rows, page.message],
+        api_name="export_preview",
+        **cheap,
     )
     page.write.click(
-        guarded(write), [page.kind], [page.file, page.count], api_name="export_file", **cheap
+        inline(write, page.message),
+        [page.kind],
+        [page.file, page.count, page.message],
+        api_name="export_file",
+        **cheap,
     )
     page.push.click(
-        guarded(push),
+        inline(push, page.message),
         [page.kind, page.repo],
-        [page.file, page.count],
+        [page.file, page.count, page.message],
         api_name="export_push",
         **cheap,
     )

@@ -14,7 +14,7 @@ import gradio as gr
 from backend.compare.futures import MAX_CANDIDATES
 from backend.domains.base import get_domain
 from backend.stepping import MAX_SAMPLES
-from ui.errors import guarded
+from ui.errors import inline
 from ui.futures import Futures, FuturesService
 from ui.pages.engine_panel import EnginePanel
 from ui.renderers import render as render_observation
@@ -118,7 +118,7 @@ def wire(
         fourth: str,
         request: gr.Request,
         **controls: Any,
-    ) -> list[str]:
+    ) -> dict[Any, str]:
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
         if mode == CANDIDATES:
@@ -126,10 +126,14 @@ def wire(
             futures = service.candidates(session, candidates, choice, user.name)
         else:
             futures = service.samples(session, typed, choice, int(k), user.name)
-        return [summary_html(futures), grid_html(futures, session.domain)]
+        return {
+            section.summary: summary_html(futures),
+            section.grid: grid_html(futures, session.domain),
+        }
 
     section.run.click(
-        guarded(run),
+        # An error shows in the summary line under the button; the futures shown stay.
+        inline(run, section.summary),
         [state, action, section.mode, section.k, *section.candidates],
         [section.summary, section.grid],
         inputs_kwargs=engine.kwargs,

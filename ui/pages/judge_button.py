@@ -8,8 +8,8 @@ from typing import Any
 
 import gradio as gr
 
-from ui.errors import guarded
-from ui.judging import judge_prediction, verdict_html
+from ui.errors import inline
+from ui.judging import judge_line, judge_prediction, verdict_html
 from ui.services import Services
 
 
@@ -21,9 +21,14 @@ class JudgeButton:
     verdict: gr.HTML
 
 
-def render(prefix: str) -> JudgeButton:
-    """Build the button (inside the caller's layout); `prefix` keeps element ids unique."""
+def render(prefix: str, services: Services | None = None) -> JudgeButton:
+    """Build the button (inside the caller's layout); `prefix` keeps element ids unique.
+
+    With `services`, a line under the button names the configured judge engine and model.
+    """
     button = gr.Button("Judge this (LLM judge)", size="sm", elem_id=f"{prefix}-judge")
+    if services is not None:
+        gr.Markdown(judge_line(services), elem_id=f"{prefix}-judge-engine")
     verdict = gr.HTML(elem_id=f"{prefix}-judge-verdict")
     return JudgeButton(button, verdict)
 
@@ -37,11 +42,12 @@ def wire(
 ) -> None:
     """Grade the prediction `prediction_of(state value)` names when the button is pressed."""
 
-    def run(value: Any) -> str:
-        return verdict_html(judge_prediction(services, prediction_of(value)))
+    def run(value: Any) -> dict[Any, str]:
+        return {judge.verdict: verdict_html(judge_prediction(services, prediction_of(value)))}
 
+    # A refusal (no prediction yet, a judge too weak) shows where the verdict would.
     judge.button.click(
-        guarded(run),
+        inline(run, judge.verdict),
         [state],
         [judge.verdict],
         api_name=api_name,

@@ -24,6 +24,10 @@ from ui.play import Done, Playground
 from ui.services import Services
 from ui.session import PlaySession
 
+ORACLE_LIVE = (
+    "⚠️ The oracle only repeats a recording's next state, and a live run's next state does not "
+    "exist until the action runs: pick a model engine (the live result is shown as the real one)."
+)
 ORACLE_OFF_RECORDING = (
     "⚠️ The oracle baseline answers with the recording's next observation, and this action is "
     "not the recording's next one, so the step would fail. Type the recorded action or pick "
@@ -94,7 +98,7 @@ def render(services: Services) -> PlaygroundPage:
                 )
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
-            judge = judge_button.render("pg")
+            judge = judge_button.render("pg", services)
             many = futures.render()
     return PlaygroundPage(
         state,
@@ -163,6 +167,8 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         problem = session.problem(action)
         if problem:
             return f"⚠️ {problem}", gr.Button(interactive=False)
+        if engine == "oracle" and session.live is not None:
+            return ORACLE_LIVE, gr.Button(interactive=False)
         if engine == "oracle" and session.real_for(action) is None:
             return ORACLE_OFF_RECORDING, gr.Button(interactive=False)
         return "✓ valid action", gr.Button(interactive=True)
@@ -234,10 +240,17 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         api_name="select_domain",
         **cheap,
     )
-    starts.source.change(
-        playground_start.show_source,
-        [starts.source],
-        starts.groups,
+
+    def select_source(domain: str, source: str) -> dict:
+        # What the page shows is what Step uses: the old start's session goes with its mode.
+        shown_groups = dict(zip(starts.groups, playground_start.show_source(source), strict=True))
+        notice = playground_start.SWITCHED[source]
+        return {**shown_groups, **present(PlaySession(domain, notice=notice))}
+
+    starts.source.input(
+        guarded(select_source),
+        [page.domain, starts.source],
+        [*starts.groups, *shown],
         api_name="select_source",
         **cheap,
     )

@@ -22,6 +22,14 @@ SOURCES = [
 ]
 
 
+SWITCHED = {
+    "recording": "Pick a recording and a turn, then press Start.",
+    "live": "Pick a live task and press Start: until it runs, Step has no real state to compare.",
+    "none": "Blank start: give an initial state if you like and press Start, or just act.",
+}
+"""What the page says right after the start mode changes (the old mode's session is gone)."""
+
+
 @dataclass(frozen=True)
 class StartControls:
     """The start choice and the controls of each start."""
@@ -78,7 +86,7 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
             start = gr.Number(
                 0, label="Recorded turns kept as history", precision=0, minimum=0, scale=1
             )
-            load = gr.Button("Load", elem_id="pg-load", scale=1)
+            load = gr.Button("Start", variant="primary", elem_id="pg-load", scale=1)
     choices, note = live_offer(services, domain)
     with gr.Group(visible="hidden") as live:
         live_task = gr.Dropdown(
@@ -95,10 +103,10 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
             info="The model predicts the rest (tests, shell) from the true file state.",
             elem_id="pg-live-hybrid",
         )
-        live_start = gr.Button("Start live environment", elem_id="pg-live-start")
+        live_start = gr.Button("Start", variant="primary", elem_id="pg-live-start")
     with gr.Group(visible="hidden") as blank_group:
         initial = gr.Textbox(label="Initial state (optional)", lines=4)
-        blank = gr.Button("Start blank", elem_id="pg-blank")
+        blank = gr.Button("Start", variant="primary", elem_id="pg-blank")
     return StartControls(
         source,
         recording,

@@ -8,6 +8,7 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import get_domain
+from backend.envs.live.run import live_source
 from backend.history import state_before
 from storage.trajectories import TrajectoryStore
 from ui import views
@@ -104,7 +105,7 @@ def present(session: PlaySession) -> list[Any]:
         if session.recorded_next() is not None:
             hint += " The recording knows the real next state for its next action."
         before = render_observation(renderer, session.previous_observation())
-        status = status_html(None, session.notice) if session.notice else ""
+        status = task_html(session) + (status_html(None, session.notice) if session.notice else "")
         return [before, status, empty(hint), empty("Nothing simulated yet."), "", "", "", rows]
     index = len(session.steps)
     prior = state_before(session.history()[:-1], session.initial_state)
@@ -121,7 +122,7 @@ def present(session: PlaySession) -> list[Any]:
         real = render_observation(renderer, last.real, prior)
     return [
         render_observation(renderer, prior),
-        status_html(prediction, note),
+        task_html(session) + status_html(prediction, note),
         caption(index, last.action, "Predicted")
         + render_observation(renderer, prediction.observation, prior),
         caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
@@ -202,11 +203,37 @@ def action_help(domain: str) -> str:
 
 
 def trajectory_choices(store: TrajectoryStore, domain: str) -> list[tuple[str, str]]:
-    """Dropdown choices for the stored recordings of `domain`."""
+    """Dropdown choices for the stored trajectories of `domain`: recordings, then live runs.
+
+    A live run is stored as a trajectory too, but it is not a recording anyone chose: it is
+    listed after the recordings and marked, so it never becomes the domain's default.
+    """
+    listed = store.list_trajectories(domain=domain, limit=500)
+    live = live_source(domain)
+    ordered = sorted(listed, key=lambda t: t.source == live)
     return [
-        (" · ".join(filter(None, [t.id, f"{t.turns} turns", short(t.task, TASK_PREVIEW)])), t.id)
-        for t in store.list_trajectories(domain=domain, limit=500)
+        (
+            " · ".join(
+                filter(
+                    None,
+                    [
+                        "live run" if t.source == live else "",
+                        t.id,
+                        f"{t.turns} turns",
+                        short(t.task, TASK_PREVIEW),
+                    ],
+                )
+            ),
+            t.id,
+        )
+        for t in ordered
     ]
+
+
+def task_html(session: PlaySession) -> str:
+    """The agent's task from the recording or live run ("" when it has none)."""
+    task = session.trajectory.task if session.trajectory else ""
+    return f'<div class="awp-task"><b>Task:</b> {esc(short(task, 600))}</div>' if task else ""
 
 
 def next_action(session: PlaySession) -> str:

@@ -25,7 +25,7 @@ from ui.compare_views import (
     reveal_html,
     sides_html,
 )
-from ui.errors import guarded
+from ui.errors import inline
 from ui.pages.annotate import BROWSER_KEY, BROWSER_SECRET
 from ui.renderers.base import esc
 from ui.services import Services
@@ -49,6 +49,7 @@ class RealOrNotPage:
     choice: gr.Radio
     confidence: gr.Radio
     vote: gr.Button
+    message: gr.HTML
     reveal: gr.HTML
     results: gr.Dataframe
 
@@ -64,6 +65,8 @@ class RealOrNotPage:
             self.confidence,
             self.reveal,
             self.results,
+            self.message,
+            self.vote,
         ]
 
 
@@ -85,7 +88,9 @@ def render(services: Services) -> RealOrNotPage:
         confidence = gr.Radio(
             CONFIDENCE, label="How sure are you?", elem_id="rn-confidence", scale=2
         )
-        vote = gr.Button("Vote", variant="primary", elem_id="rn-vote", scale=1)
+        # Enabled by Next item, disabled again by the vote: one vote per item.
+        vote = gr.Button("Vote", variant="primary", elem_id="rn-vote", scale=1, interactive=False)
+    message = gr.HTML(elem_id="rn-message")
     reveal = gr.HTML(elem_id="rn-reveal")
     with gr.Accordion("Results: indistinguishability per model and domain", open=True):
         gr.Markdown(
@@ -104,6 +109,7 @@ def render(services: Services) -> RealOrNotPage:
         choice,
         confidence,
         vote,
+        message,
         reveal,
         results,
     )
@@ -158,6 +164,7 @@ def wire(page: RealOrNotPage, services: Services) -> None:
             page.confidence: None,
             page.reveal: "",
             page.results: results(),
+            page.vote: gr.Button(interactive=item is not None),
         }
 
     def vote(
@@ -181,12 +188,13 @@ def wire(page: RealOrNotPage, services: Services) -> None:
             page.browser: key,
             page.reveal: reveal_html(lines, tone),
             page.results: results(),
+            page.vote: gr.Button(interactive=False),
         }
 
     cheap: dict[str, Any] = {"concurrency_limit": None}
     person: dict[str, Any] = {"browser": page.browser}
     page.next.click(
-        guarded(next_item),
+        inline(next_item, page.message),
         [page.domain],
         page.shown,
         inputs_kwargs=person,
@@ -194,7 +202,7 @@ def wire(page: RealOrNotPage, services: Services) -> None:
         **cheap,
     )
     page.vote.click(
-        guarded(vote),
+        inline(vote, page.message),
         [page.state, page.choice, page.confidence],
         page.shown,
         inputs_kwargs=person,

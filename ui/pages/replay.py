@@ -10,7 +10,7 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.errors import BadInputError
 from storage.models import SessionKind
-from ui.errors import guarded
+from ui.errors import inline
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.play import Playground
@@ -39,6 +39,7 @@ class ReplayPage:
     engine: EnginePanel
     run: gr.Button
     stop: gr.Button
+    message: gr.HTML
     strip: gr.HTML
     status: gr.HTML
 
@@ -75,6 +76,7 @@ def render(services: Services) -> ReplayPage:
             with gr.Row():
                 run = gr.Button("Run the whole recording", variant="primary", elem_id="rp-run")
                 stop = gr.Button("Stop", variant="stop", elem_id="rp-stop")
+            message = gr.HTML(elem_id="rp-message")
         with gr.Column(scale=3):
             strip = gr.HTML(label="Per-turn headline metric", elem_id="rp-strip")
             turn = gr.Slider(1, 2, value=1, step=1, label="Turn", elem_id="rp-turn")
@@ -105,6 +107,7 @@ def render(services: Services) -> ReplayPage:
         engine,
         run,
         stop,
+        message,
         strip,
         status,
     )
@@ -166,9 +169,9 @@ def wire(page: ReplayPage, services: Services) -> None:
     def strip(state: ReplayState) -> str:
         return metric_strip(state.headline_values(), state.label or "no run yet")
 
-    def select_domain(domain: str) -> gr.Dropdown:
+    def select_domain(domain: str) -> dict[Any, Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
-        return gr.Dropdown(choices=choices, value=None)
+        return {page.trajectory: gr.Dropdown(choices=choices, value=None)}
 
     def load(trajectory_id: str | None) -> dict[gr.components.Component, Any]:
         state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
@@ -196,27 +199,32 @@ def wire(page: ReplayPage, services: Services) -> None:
             yield {page.state: state, page.strip: strip(state), **show_turn(page, state, turn)}
 
     page.domain.change(
-        guarded(select_domain),
+        inline(select_domain, page.message),
         [page.domain],
-        [page.trajectory],
+        [page.trajectory, page.message],
         api_name="replay_domain",
         concurrency_limit=None,
     )
-    loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs]
+    # Every error shows in the one message line under Run and Stop, never over a control.
+    loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs, page.message]
     page.trajectory.change(
-        guarded(load), [page.trajectory], loaded, api_name="replay_load", concurrency_limit=None
+        inline(load, page.message),
+        [page.trajectory],
+        loaded,
+        api_name="replay_load",
+        concurrency_limit=None,
     )
     page.turn.change(
-        guarded(show),
+        inline(show, page.message),
         [page.state, page.turn],
-        page.turn_outputs,
+        [*page.turn_outputs, page.message],
         api_name="replay_turn",
         concurrency_limit=None,
     )
     running = page.run.click(
-        guarded(run),
+        inline(run, page.message),
         [page.state, page.turn],
-        [page.state, page.strip, *page.turn_outputs],
+        [page.state, page.strip, *page.turn_outputs, page.message],
         inputs_kwargs=page.engine.kwargs,
         api_name="replay_run",
         concurrency_limit=services.simulate_concurrency,

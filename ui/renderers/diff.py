@@ -20,6 +20,10 @@ MAX_INLINE = 2_000
 """Longest line pair that gets character-level highlighting."""
 CONTEXT = 3
 """Unchanged lines kept next to each change; longer unchanged runs fold into one row."""
+SHOWN_ROWS = 40
+"""Rows shown at once; a longer diff (a junk prediction against a big tree) shows its size and
+first changes, and folds the rest behind a click instead of making the page thousands of pixels
+tall."""
 
 
 def _inline(left: str, right: str) -> tuple[str, str]:
@@ -128,8 +132,24 @@ def render_diff(
     )
     if laid_out:
         summary += " Both sides are laid out one node or key a line."
+    heading = (
+        f"<thead><tr><th></th><th>{esc(left_title)}</th><th></th><th>{esc(right_title)}</th>"
+        "</tr></thead>"
+    )
+    shown, folded = rows[:SHOWN_ROWS], rows[SHOWN_ROWS:]
+    rest = ""
+    if folded:
+        summary += (
+            f" {len(left):,} lines ({len(predicted):,} characters) against {len(right):,} "
+            f"({len(real):,} characters); the first {SHOWN_ROWS} rows are shown."
+        )
+        rest = (
+            f'<details class="awp-diff-rest"><summary>Show the other {len(folded):,} rows'
+            f'</summary><table class="awp-diff-table">{COLUMNS}<tbody>{"".join(folded)}'
+            "</tbody></table></details>"
+        )
     return (
         f'<div class="awp-diff">{head}<div class="awp-summary">{summary}</div>'
-        f'<table class="awp-diff-table">{COLUMNS}<thead><tr><th></th><th>{esc(left_title)}</th>'
-        f"<th></th><th>{esc(right_title)}</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f'<table class="awp-diff-table">{COLUMNS}{heading}<tbody>{"".join(shown)}</tbody>'
+        f"</table>{rest}</div>"
     )

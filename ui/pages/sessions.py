@@ -1,0 +1,162 @@
+"""Sessions browser: every stored session, searched and filtered, each opened step by step.
+
+Playground, Replay, benchmark, arena, rollout and live sessions all land in one store; this is
+where a person finds one again (by domain, kind, engine or a word of its owner, model or id) and
+reads it. `?session=<id>` opens one directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from backend.domains.base import all_domains
+from backend.errors import BadInputError
+from storage.models import SessionKind
+from storage.records import SessionSummary
+from ui.errors import inline, inline_error
+from ui.services import Services
+from ui.session_view import session_html
+from ui.views import empty
+
+ANY = ""
+HEADERS = ["id", "domain", "kind", "engine", "model", "steps", "owner", "updated"]
+SCAN = 1_000
+"""Sessions read per search (the newest); filters narrow them."""
+
+
+@dataclass(frozen=True)
+class SessionsPage:
+    """The page's components."""
+
+    search: gr.Textbox
+    domain: gr.Dropdown
+    kind: gr.Dropdown
+    engine: gr.Dropdown
+    find: gr.Button
+    table: gr.Dataframe
+    session_id: gr.Number
+    open: gr.Button
+    message: gr.HTML
+    view: gr.HTML
+
+
+def render(services: Services) -> SessionsPage:
+    """Build the page (inside the caller's Tab)."""
+    with gr.Row(equal_height=True):
+        search = gr.Textbox(label="Search (id, owner, engine, model)", scale=3, elem_id="ss-search")
+        domain = gr.Dropdown(
+            [("Any domain", ANY)] + [(d.title, d.name) for d in all_domains()],
+            value=ANY,
+            label="Domain",
+            elem_id="ss-domain",
+        )
+        kind = gr.Dropdown(
+            [("Any kind", ANY)] + [(k.value, k.value) for k in SessionKind],
+            value=ANY,
+            label="Kind",
+            elem_id="ss-kind",
+        )
+        engine = gr.Dropdown(
+            [("Any engine", ANY)] + [(e, e) for e in services.engines],
+            value=ANY,
+            label="Engine",
+            elem_id="ss-engine",
+        )
+        find = gr.Button("Search", variant="primary", scale=1, elem_id="ss-find")
+    table = gr.Dataframe(
+        headers=HEADERS, interactive=False, label="Sessions, newest first", elem_id="ss-table"
+    )
+    with gr.Row(equal_height=True):
+        session_id = gr.Number(
+            label="Session id (or click a row)", precision=0, minimum=1, elem_id="ss-id"
+        )
+        open_ = gr.Button("Open", scale=0, elem_id="ss-open")
+    message = gr.HTML(elem_id="ss-message")
+    view = gr.HTML(empty("Open a session to read it."), elem_id="ss-view")
+    return SessionsPage(search, domain, kind, engine, find, table, session_id, open_, message, view)
+
+
+def matches(summary: SessionSummary, words: str, kind: str, engine: str) -> bool:
+    """Whether a session passes the filters (every word of `words` must appear somewhere)."""
+    if kind and summary.kind != kind:
+        return False
+    if engine and summary.engine != engine:
+        return False
+    hay = f"#{summary.id} {summary.id} {summary.owner or ''} {summary.engine} {summary.model}"
+    return all(word in hay.lower() for word in words.lower().split())
+
+
+def rows(summaries: list[SessionSummary]) -> list[list[Any]]:
+    """Table rows of the listed sessions."""
+    return [
+        [
+            s.id,
+            s.domain,
+            s.kind,
+            s.engine,
+            s.model,
+            s.steps,
+            s.owner or "",
+            s.updated_at.strftime("%Y-%m-%d %H:%M"),
+        ]
+        for s in summaries
+    ]
+
+
+def wire(page: SessionsPage, services: Services) -> None:
+    """Bind the page's events; errors show in the page's one message line."""
+
+    def find(words: str, domain: str, kind: str, engine: str) -> dict[Any, Any]:
+        listed = services.sessions.list_sessions(domain or None, limit=SCAN)
+        found = [s for s in listed if matches(s, words or "", kind, engine)]
+        note = f"{len(found)} session{'s' if len(found) != 1 else ''} match."
+        return {
+            page.table: gr.Dataframe(rows(found[:200]) or None, headers=HEADERS),
+            page.message: empty(note),
+        }
+
+    def open_session(session_id: float | None) -> dict[Any, Any]:
+        if not session_id:
+            raise BadInputError("Give a session id, or click a row of the table.")
+        stored = services.sessions.load_session(int(session_id))
+        return {page.view: session_html(stored), page.session_id: stored.id}
+
+    def picked(event: gr.SelectData) -> dict[Any, Any]:
+        row = event.row_value if event.row_value else None
+        if not row:
+            return {}
+        return open_session(float(row[0]))
+
+    filters = [page.search, page.domain, page.kind, page.engine]
+    outputs = [page.table, page.message]
+    cheap: dict[str, Any] = {"concurrency_limit": None}
+    page.find.click(inline(find, page.message), filters, outputs, api_name="sessions_find", **cheap)
+    page.search.submit(inline(find, page.message), filters, outputs, **cheap)
+    for control in (page.domain, page.kind, page.engine):
+        control.change(inline(find, page.message), filters, outputs, **cheap)
+    shown = [page.view, page.session_id, page.message]
+    page.open.click(
+        inline(open_session, page.message),
+        [page.session_id],
+        shown,
+        api_name="sessions_open",
+        **cheap,
+    )
+    page.table.select(inline(picked, page.message), None, shown, **cheap)
+
+
+def on_load(page: SessionsPage, services: Services, query: dict[str, str]) -> dict[Any, Any]:
+    """The page's first contents: the newest sessions, and the `?session=` one opened."""
+    listed = services.sessions.list_sessions(limit=200)
+    updates: dict[Any, Any] = {page.table: gr.Dataframe(rows(listed) or None, headers=HEADERS)}
+    wanted = query.get("session", "")
+    if wanted.isdigit():
+        try:
+            stored = services.sessions.load_session(int(wanted))
+            updates |= {page.view: session_html(stored), page.session_id: stored.id}
+        except Exception as exc:  # a stale link says so beside the control, nothing else
+            updates[page.message] = inline_error(exc)
+    return updates

@@ -1,0 +1,219 @@
+"""Start page: what a world model is, three demos that succeed in seconds, the next step per role.
+
+Each demo goes through the same services the workspaces use (the Playground's step path, the
+live pool), stores what it made as a session, and links to it in the Sessions browser, so the
+first success is also the first thing to browse.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import gradio as gr
+
+from backend.engines.base import engine_spec
+from storage.models import SessionKind
+from ui.errors import inline
+from ui.play import Done, Playground
+from ui.renderers.base import esc
+from ui.replay import run_trajectory
+from ui.services import EngineChoice, Services
+from ui.session import PlaySession
+from ui.users import User
+from ui.views import empty
+
+INTRO = """\
+A **world model** predicts what an agent's environment shows next: given what the agent has
+seen so far and the action it takes (a shell command, a click, a tool call), it writes the next
+observation, without running anything. Here you act, watch a model predict, compare the
+prediction with what really happened, and turn the differences into data to train a better one.
+"""
+
+DEMO_DOMAIN = "terminal"
+DEMO_TASK = "shell"
+DEMO_SHELL = '[{"keystrokes": "echo hello from a live shell && ls /\\n", "duration": 0.5}]'
+DEMO_RECORDING = "mkrww/git"
+EMBEDDED = "transformers"
+
+
+@dataclass(frozen=True)
+class StartPage:
+    """The page's components."""
+
+    oracle: gr.Button
+    shell: gr.Button
+    embedded: gr.Button
+    result: gr.HTML
+    next_step: gr.Markdown
+
+
+def render(services: Services) -> StartPage:
+    """Build the page (inside the caller's Tab)."""
+    gr.Markdown(INTRO, elem_id="st-intro")
+    gr.Markdown("### Try it: each demo takes seconds and stores a session you can open")
+    with gr.Row(equal_height=True):
+        with gr.Column(min_width=240):
+            oracle = gr.Button("1 · Replay a terminal session", elem_id="st-oracle")
+            gr.Markdown(
+                "The *oracle* engine answers with the recorded truth, so a whole recorded shell "
+                "session replays in about a second: the page layout without waiting for a model."
+            )
+        with gr.Column(min_width=240):
+            shell = gr.Button("2 · A live shell against the model", elem_id="st-shell")
+            gr.Markdown(
+                f"Runs a command in a real sandboxed shell and asks "
+                f"`{shell_engine(services)}` to predict its output; both appear side by side."
+            )
+        with gr.Column(min_width=240):
+            embedded = gr.Button("3 · One embedded-model prediction", elem_id="st-embedded")
+            gr.Markdown(
+                "The bundled SmolLM2 model predicts one terminal step on this machine's CPU: "
+                "about a minute the first time (it loads), seconds after. The time is shown."
+            )
+    result = gr.HTML(empty("Pick a demo."), elem_id="st-result")
+    gr.Markdown("### Your next step")
+    next_step = gr.Markdown(elem_id="st-next")
+    return StartPage(oracle, shell, embedded, result, next_step)
+
+
+def shell_engine(services: Services) -> str:
+    """The live-shell demo's engine: the default one, or persistence when it runs in-process.
+
+    An in-process model takes a minute to load on a CPU; the demo must succeed in seconds.
+    """
+    default = services.defaults.engine
+    return "persistence" if engine_spec(default).capabilities.in_process else default
+
+
+def next_step_text(services: Services, user: User) -> str:
+    """What the signed-in person does next, by role, with the numbers that make it concrete."""
+    waiting = services.queue.count_pending(user.name)
+    lines = [
+        f"- **You are an annotator:** {waiting} prediction{'s' if waiting != 1 else ''} wait for "
+        "your review in [Human feedback ▸ Annotate](?workspace=feedback&tab=annotate).",
+        "- **You are exploring:** act in a domain of your choice in "
+        "[Explore ▸ Playground](?workspace=explore&tab=playground), or browse stored sessions in "
+        "[Explore ▸ Sessions](?workspace=explore&tab=sessions).",
+        "- **You are a researcher:** score engines on recorded steps in "
+        "[Evaluate ▸ Benchmark](?workspace=evaluate&tab=benchmark); every run is listed in "
+        "[Evaluate ▸ Runs](?workspace=evaluate&tab=runs).",
+    ]
+    if user.is_admin:
+        lines.append(
+            "- **You are an admin:** export reviewed data or fine-tune a model in "
+            "[Data and training](?workspace=data)."
+        )
+    return "\n".join(lines)
+
+
+def _done(title: str, session: PlaySession, took: float, extra: str = "") -> str:
+    """The demo's outcome line with a link to its stored session."""
+    link = (
+        f' <a href="?workspace=explore&amp;tab=sessions&amp;session={session.session_id}">'
+        f"Open session #{session.session_id}</a>"
+        if session.session_id
+        else ""
+    )
+    return (
+        f'<div class="awp-demo-ok"><b>{title}</b> · {len(session.steps)} step'
+        f"{'s' if len(session.steps) != 1 else ''} in {took:.1f} s. {extra}{link}</div>"
+    )
+
+
+def _last_step(session: PlaySession) -> str:
+    """The last step's prediction beside its real output, as preformatted text."""
+    step = session.steps[-1]
+    predicted = step.prediction.observation if step.prediction else ""
+    return (
+        '<div class="awp-demo-pair"><div><h4>Predicted</h4><pre class="awp-text">'
+        f'{esc(predicted[-1200:])}</pre></div><div><h4>Real</h4><pre class="awp-text">'
+        f"{esc((step.real or '')[-1200:])}</pre></div></div>"
+    )
+
+
+def wire(page: StartPage, services: Services) -> None:
+    """Bind the demos; each shows its result or its error in the one result component."""
+    playground = Playground(services, SessionKind.PLAYGROUND)
+
+    def choice(engine: str) -> EngineChoice:
+        base = services.defaults
+        model = base.model if engine == base.engine else ""
+        return EngineChoice(engine, model, base.base_url, base.history_mode, base.params)
+
+    def oracle(request: gr.Request) -> dict:
+        user = services.identify(request)
+        recording = services.trajectories.get(DEMO_RECORDING)
+        started = time.perf_counter()
+        runs = run_trajectory(playground, recording, choice("oracle"), user.name)
+        session = deque(runs, maxlen=1)[0]  # each yield is the run so far; keep the last
+        return {
+            page.result: _done(
+                "The oracle replayed a recorded terminal session",
+                session,
+                time.perf_counter() - started,
+                "Each prediction equals the recorded output, so every score is perfect.",
+            )
+            + _last_step(session)
+        }
+
+    def shell(request: gr.Request) -> dict:
+        user = services.identify(request)
+        started = time.perf_counter()
+        session = playground.start_live(DEMO_DOMAIN, DEMO_TASK, request.session_hash or user.name)
+        try:
+            for event in playground.step(
+                session, DEMO_SHELL, choice(shell_engine(services)), user.name
+            ):
+                if isinstance(event, Done):
+                    session = event.session
+        finally:
+            if services.live is not None and session.live is not None:
+                services.live.close(session.live)
+        engine = shell_engine(services)
+        return {
+            page.result: _done(
+                f"A live shell ran the command; {engine} predicted it",
+                session,
+                time.perf_counter() - started,
+                session.notice,
+            )
+            + _last_step(session)
+        }
+
+    def embedded(request: gr.Request) -> dict:
+        user = services.identify(request)
+        recording = services.trajectories.get(DEMO_RECORDING)
+        started = time.perf_counter()
+        session = playground.start(DEMO_DOMAIN, recording.id, 0)
+        for event in playground.step(
+            session, recording.turns[0].action, choice(EMBEDDED), user.name
+        ):
+            if isinstance(event, Done):
+                session = event.session
+        tokens = session.steps[-1].prediction
+        count = tokens.completion_tokens if tokens else 0
+        return {
+            page.result: _done(
+                "The embedded model predicted one step",
+                session,
+                time.perf_counter() - started,
+                f"It wrote {count} tokens on this machine.",
+            )
+            + _last_step(session)
+        }
+
+    for button, fn, name in (
+        (page.oracle, oracle, "demo_oracle"),
+        (page.shell, shell, "demo_shell"),
+        (page.embedded, embedded, "demo_embedded"),
+    ):
+        button.click(
+            inline(fn, page.result),
+            None,
+            page.result,
+            api_name=name,
+            concurrency_limit=services.simulate_concurrency,
+            concurrency_id="simulate",
+        )
