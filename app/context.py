@@ -137,7 +137,11 @@ class AppContext:
     @cached_property
     def arena(self) -> ArenaStore:
         """Votes of "Which one is real?" and the arena, with the same overlap as the queue."""
-        return ArenaStore(self.database.session_factory, self.settings.annotation_overlap)
+        return ArenaStore(
+            self.database.session_factory,
+            self.settings.annotation_overlap,
+            signed_in_only=self.settings.reports_signed_in_only,
+        )
 
     @cached_property
     def live_pool(self) -> LivePool | None:

@@ -191,6 +191,21 @@ class Settings(BaseSettings):
         gt=0,
         description="An `awp env serve` session (HTTP or WebSocket) idle this long is closed.",
     )
+    identity_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="Key that signs anonymous identities (the `awp_id` cookie); empty: a random "
+        "one kept in `<data dir>/identity.key`.",
+    )
+    trust_proxy: bool | None = Field(
+        default=None,
+        description="Take a visitor's address from the last `X-Forwarded-For` entry (set only "
+        "behind a reverse proxy); default: on when running in a Space.",
+    )
+    reports_signed_in_only: bool = Field(
+        default=False,
+        description="Count only signed-in people's votes in the arena and Which-one-is-real "
+        "reports.",
+    )
     hf_login: bool | None = Field(
         default=None,
         description="Offer 'Sign in with Hugging Face'; default: on when running in a Space.",
