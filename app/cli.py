@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+from types import FrameType
 
 import typer
 from typer.exceptions import TyperException
@@ -52,8 +54,14 @@ def build_cli() -> typer.Typer:
     return cli
 
 
+def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends a command as Ctrl-C does, so its run is recorded `interrupted`."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point: run the CLI, turning domain errors into one clear line and exit code 2."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         # Without standalone mode, click returns the exit code (130 on Ctrl-C) instead of exiting.
         code = build_cli()(prog_name="awp", standalone_mode=False)

@@ -7,6 +7,7 @@ process holds one connection pool and one engine cache, and closes both when it 
 
 from __future__ import annotations
 
+import logging
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -32,6 +33,8 @@ from storage.sessions import SessionStore
 from storage.tool_calls import ToolCallRecord
 from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
+
+logger = logging.getLogger(__name__)
 
 
 def build_context(**overrides: Any) -> AppContext:
@@ -98,8 +101,12 @@ class AppContext:
 
     @cached_property
     def runs(self) -> RunStore:
-        """Benchmark, training and rollout runs, listed by their pages."""
-        return RunStore(self.database.session_factory)
+        """Benchmark, training and rollout runs; runs left by killed processes read interrupted."""
+        store = RunStore(self.database.session_factory)
+        reaped = store.reap()
+        if reaped:
+            logger.warning("marked %d run(s) of stopped processes interrupted", reaped)
+        return store
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:
