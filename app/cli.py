@@ -8,6 +8,7 @@ import sys
 from types import FrameType
 
 import typer
+from pydantic import ValidationError
 from typer.exceptions import TyperException
 
 from backend.errors import AWPError
@@ -54,6 +55,19 @@ def build_cli() -> typer.Typer:
     return cli
 
 
+def invalid_options(exc: ValidationError) -> str:
+    """What a config refused, named as people set it: `--eval-split: Input should be ...`.
+
+    Fields of `Settings` come from `AWP_...` variables, the others from a command's options.
+    """
+
+    def name(loc: tuple[int | str, ...]) -> str:
+        field = ".".join(str(part) for part in loc)
+        return f"AWP_{field.upper()}" if exc.title == "Settings" else f"--{field.replace('_', '-')}"
+
+    return "; ".join(f"{name(error['loc'])}: {error['msg']}" for error in exc.errors())
+
+
 def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
     """SIGTERM ends a command as Ctrl-C does, so its run is recorded `interrupted`."""
     raise KeyboardInterrupt
@@ -67,6 +81,9 @@ def main() -> None:
         code = build_cli()(prog_name="awp", standalone_mode=False)
     except AWPError as exc:
         typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(EXIT_USER_ERROR)
+    except ValidationError as exc:  # a command's options checked by its pydantic config
+        typer.secho(f"Error: {invalid_options(exc)}", fg=typer.colors.RED, err=True)
         sys.exit(EXIT_USER_ERROR)
     except (typer.Abort, KeyboardInterrupt):
         typer.secho("Aborted.", err=True)

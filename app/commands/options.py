@@ -56,3 +56,20 @@ def output_folder(path: Path) -> Path:
     if path.exists() and not path.is_dir():
         raise BadInputError(f"{path} is a file; --out takes a folder (it holds several files).")
     return path
+
+
+def known_domain(name: str | None) -> str | None:
+    """Refuse a domain filter naming no domain: it would silently match nothing.
+
+    Raises:
+        typer.BadParameter: no domain is called `name` (the message lists those that are).
+    """
+    from backend.domains.base import all_domains
+
+    names = sorted(domain.name for domain in all_domains())
+    if name is not None and name not in names:
+        raise typer.BadParameter(f"no domain is called {name!r}; domains: {', '.join(names)}.")
+    return name
+
+
+DomainFilter = Annotated[str | None, typer.Option(help="Only this domain.", callback=known_domain)]
