@@ -156,7 +156,12 @@ class AppContext:
         settings = self.settings
         if not settings.live_enabled:
             return None
-        return LivePool(settings.live_config(), settings.live_max, settings.live_idle_timeout_s)
+        return LivePool(
+            settings.live_config(),
+            settings.live_max,
+            settings.live_idle_timeout_s,
+            per_owner=settings.live_per_person,
+        )
 
     def engine(
         self, name: str | None = None, model: str | None = None, base_url: str | None = None

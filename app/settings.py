@@ -125,6 +125,12 @@ class Settings(BaseSettings):
     live_max: int = Field(
         default=8, ge=1, description="Live environments running at once, all users together."
     )
+    live_per_person: int = Field(
+        default=4,
+        ge=1,
+        description="Live environments one person may hold at once (Playground and Rollouts "
+        "together).",
+    )
     live_idle_timeout_s: float = Field(
         default=900.0, gt=0, description="A live environment unused this long is closed."
     )

@@ -101,6 +101,7 @@ def rollout(
             live_config=settings.live_config(),
             recorder=context.sessions if record else None,
             trajectories=context.trajectories if record else None,
+            live_pool=context.live_pool,
         )
         out.mkdir(parents=True, exist_ok=True)
         # Each episode is written, and flushed, as it finishes: a killed run keeps every complete

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from backend.envs.live.base import LiveConfig
+from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.types import HistoryMode, PromptContext, SamplingParams, Trajectory
 
@@ -77,6 +78,10 @@ class EnvOptions:
         params: the world model's sampling.
         history_mode: what the world model sees of the episode so far.
         live_config: limits of the live environment (live and shadow backings).
+        live_pool: the one live budget each sandbox takes a place of (None: unbounded here,
+            as in a test or a lone script).
+        live_owner: whose share of that budget the episodes count against (None: the
+            operator's, bound by the budget only).
     """
 
     backing: Backing = "sim"
@@ -86,6 +91,8 @@ class EnvOptions:
     params: SamplingParams = field(default_factory=SamplingParams)
     history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
     live_config: LiveConfig | None = None
+    live_pool: LivePool | None = None
+    live_owner: str | None = None
 
 
 @dataclass(frozen=True)

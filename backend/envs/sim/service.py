@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
+from backend.envs.live.pool import LivePool
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
@@ -84,6 +85,8 @@ class RolloutParts:
         recorder: where episodes are stored as sessions (None: not stored).
         trajectories: where live, shadow and sim-to-real episodes keep their live trajectory
             (None: not kept).
+        live_pool: the one live budget of the process (`AppContext.live_pool`); None: none.
+        live_owner: whose share of it the episodes use (None: the operator's).
     """
 
     world: Simulator
@@ -93,6 +96,8 @@ class RolloutParts:
     live_config: LiveConfig | None
     recorder: Recorder | None
     trajectories: TrajectorySink | None
+    live_pool: LivePool | None = None
+    live_owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,8 @@ def run_rollouts(
         params=parts.params,
         history_mode=parts.history_mode,
         live_config=parts.live_config,
+        live_pool=parts.live_pool,
+        live_owner=parts.live_owner,
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}
