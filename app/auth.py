@@ -1,8 +1,9 @@
 """Who may use the app and with which role: password logins, Hugging Face login, admins.
 
 The users, admins and roles are fields of `Settings`. With no users configured the app has no
-login page; people are then "anonymous" with `anonymous_role`, each browser under its own
-anonymous name where work must be kept apart (annotations).
+login page; people are then "anonymous" with `anonymous_role`. Where their work counts per
+person (votes, ratings, annotations) each is named by the identity the server issued them
+(`app.identity`), never by anything the client sends.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ import hmac
 import importlib.util
 import logging
 import os
+from functools import cached_property
 
 import gradio as gr
 
+from app.identity import Identities, load_secret
 from app.settings import Settings
-from ui.users import ANONYMOUS, User, anonymous_name
+from ui.users import ANONYMOUS, User
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +61,17 @@ class Auth:
         self._admins = admin_names(settings)
         self._anonymous_admin = settings.anonymous_role == "admin"
         self.hf_login = offers_hf_login(settings)
+        self._settings = settings
+
+    @cached_property
+    def identities(self) -> Identities:
+        """Anonymous identities, signed with the settings' secret (read or made on first use)."""
+        settings = self._settings
+        trust = settings.trust_proxy
+        return Identities(
+            load_secret(settings.identity_secret.get_secret_value(), settings.data_dir),
+            trust_proxy=trust if trust is not None else bool(os.environ.get("SPACE_ID")),
+        )
 
     @property
     def requires_login(self) -> bool:
@@ -69,20 +83,23 @@ class Auth:
         expected = self._logins.get(username)
         return expected is not None and hmac.compare_digest(expected, password)
 
-    def identify(self, request: gr.Request | None, browser: str | None = None) -> User:
+    def identify(self, request: gr.Request | None, individual: bool = False) -> User:
         """The user behind `request`: password login, then Hugging Face login, else anonymous.
 
         Args:
             request: the Gradio request.
-            browser: the browser's key (`ui.users.browser_key`) where anonymous browsers must
-                be told apart; an anonymous user is then "anonymous-<id>" for that browser.
+            individual: where anonymous people must be told apart (their work counts per
+                person): name them "anonymous-<id>" by the identity the server issued them
+                (`app.identity`), else all are "anonymous".
         """
         name = getattr(request, "username", None) if request is not None else None
         if not name and request is not None:
             name = _hf_username(request)
         if name:
             return User(name, is_admin=name in self._admins, logged_in=True)
-        anonymous = ANONYMOUS if browser is None else anonymous_name(browser)
+        anonymous = ANONYMOUS
+        if individual and request is not None:
+            anonymous = f"{ANONYMOUS}-{self.identities.of_request(request)}"
         return User(anonymous, is_admin=self._anonymous_admin)
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
+from types import FrameType
 
 import typer
+from pydantic import ValidationError
 from typer.exceptions import TyperException
 
 from backend.errors import AWPError
@@ -52,13 +55,35 @@ def build_cli() -> typer.Typer:
     return cli
 
 
+def invalid_options(exc: ValidationError) -> str:
+    """What a config refused, named as people set it: `--eval-split: Input should be ...`.
+
+    Fields of `Settings` come from `AWP_...` variables, the others from a command's options.
+    """
+
+    def name(loc: tuple[int | str, ...]) -> str:
+        field = ".".join(str(part) for part in loc)
+        return f"AWP_{field.upper()}" if exc.title == "Settings" else f"--{field.replace('_', '-')}"
+
+    return "; ".join(f"{name(error['loc'])}: {error['msg']}" for error in exc.errors())
+
+
+def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM ends a command as Ctrl-C does, so its run is recorded `interrupted`."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Entry point: run the CLI, turning domain errors into one clear line and exit code 2."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         # Without standalone mode, click returns the exit code (130 on Ctrl-C) instead of exiting.
         code = build_cli()(prog_name="awp", standalone_mode=False)
     except AWPError as exc:
         typer.secho(f"Error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(EXIT_USER_ERROR)
+    except ValidationError as exc:  # a command's options checked by its pydantic config
+        typer.secho(f"Error: {invalid_options(exc)}", fg=typer.colors.RED, err=True)
         sys.exit(EXIT_USER_ERROR)
     except (typer.Abort, KeyboardInterrupt):
         typer.secho("Aborted.", err=True)

@@ -7,6 +7,7 @@ process holds one connection pool and one engine cache, and closes both when it 
 
 from __future__ import annotations
 
+import logging
 from functools import cached_property
 from pathlib import Path
 from types import TracebackType
@@ -33,6 +34,8 @@ from storage.sessions import SessionStore
 from storage.tool_calls import ToolCallRecord
 from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
+
+logger = logging.getLogger(__name__)
 
 
 def build_context(**overrides: Any) -> AppContext:
@@ -99,8 +102,12 @@ class AppContext:
 
     @cached_property
     def runs(self) -> RunStore:
-        """Benchmark, training and rollout runs, listed by their pages."""
-        return RunStore(self.database.session_factory)
+        """Benchmark, training and rollout runs; runs left by killed processes read interrupted."""
+        store = RunStore(self.database.session_factory)
+        reaped = store.reap()
+        if reaped:
+            logger.warning("marked %d run(s) of stopped processes interrupted", reaped)
+        return store
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:
@@ -143,7 +150,11 @@ class AppContext:
     @cached_property
     def arena(self) -> ArenaStore:
         """Votes of "Which one is real?" and the arena, with the same overlap as the queue."""
-        return ArenaStore(self.database.session_factory, self.settings.annotation_overlap)
+        return ArenaStore(
+            self.database.session_factory,
+            self.settings.annotation_overlap,
+            signed_in_only=self.settings.reports_signed_in_only,
+        )
 
     @cached_property
     def live_pool(self) -> LivePool | None:
@@ -151,7 +162,12 @@ class AppContext:
         settings = self.settings
         if not settings.live_enabled:
             return None
-        return LivePool(settings.live_config(), settings.live_max, settings.live_idle_timeout_s)
+        return LivePool(
+            settings.live_config(),
+            settings.live_max,
+            settings.live_idle_timeout_s,
+            per_owner=settings.live_per_person,
+        )
 
     def engine(
         self, name: str | None = None, model: str | None = None, base_url: str | None = None

@@ -125,6 +125,12 @@ class Settings(BaseSettings):
     live_max: int = Field(
         default=8, ge=1, description="Live environments running at once, all users together."
     )
+    live_per_person: int = Field(
+        default=4,
+        ge=1,
+        description="Live environments one person may hold at once (Playground and Rollouts "
+        "together).",
+    )
     live_idle_timeout_s: float = Field(
         default=900.0, gt=0, description="A live environment unused this long is closed."
     )
@@ -204,6 +210,21 @@ class Settings(BaseSettings):
         default=300.0,
         gt=0,
         description="An `awp env serve` session (HTTP or WebSocket) idle this long is closed.",
+    )
+    identity_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="Key that signs anonymous identities (the `awp_id` cookie); empty: a random "
+        "one kept in `<data dir>/identity.key`.",
+    )
+    trust_proxy: bool | None = Field(
+        default=None,
+        description="Take a visitor's address from the last `X-Forwarded-For` entry (set only "
+        "behind a reverse proxy); default: on when running in a Space.",
+    )
+    reports_signed_in_only: bool = Field(
+        default=False,
+        description="Count only signed-in people's votes in the arena and Which-one-is-real "
+        "reports.",
     )
     hf_login: bool | None = Field(
         default=None,

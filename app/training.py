@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import AppContext
+from backend.errors import BadInputError
 from backend.training.config import TrainConfig
 from backend.training.events import ProgressEvent, ProgressListener
 from backend.training.methods import METHODS, Method
@@ -65,6 +66,21 @@ def train_data(context: AppContext, method_name: str, data: str) -> TrainData:
     return from_rows(read_export(Path(data)), method, f"export {data}")
 
 
+def model_folder(path: Path, what: str) -> Path:
+    """`path` as an absolute model folder, checked before any work uses it.
+
+    A relative path means another folder to a process started elsewhere, so it is resolved
+    here once; a folder without `config.json` is no transformers model.
+
+    Raises:
+        BadInputError: `path` holds no model.
+    """
+    folder = path.expanduser().resolve()
+    if not (folder / "config.json").is_file():
+        raise BadInputError(f"{what} {path}: no model folder there (no config.json).")
+    return folder
+
+
 def base_folder(context: AppContext, base: str | None) -> Path:
     """The base model folder: the one given, else the Playground's own model.
 
@@ -75,7 +91,7 @@ def base_folder(context: AppContext, base: str | None) -> Path:
 
     settings = context.settings
     if base:
-        return Path(base)
+        return model_folder(Path(base), "--base")
     if settings.engine == "transformers" and settings.model:
         return Path(settings.model)
     return prepare_embedded_model(settings.data_dir)
@@ -100,6 +116,9 @@ def run_training(
     from storage.run_kinds import TrainRun
     from storage.run_lifecycle import recorded
 
+    # The data is read first: a bad source or method is refused at once, before the base model
+    # is prepared (a first download or conversion takes a minute) and before a run is listed.
+    data = train_data(context, config.method, config.data)
     base = base_folder(context, config.base)
     spec = TrainRun.new_spec(config.method, config.data, str(base), config.model_dump(mode="json"))
     out_dir = str(config.out.resolve())
@@ -115,7 +134,6 @@ def run_training(
             if listener is not None:
                 listener(event)
 
-        data = train_data(context, config.method, config.data)
         results = train(
             config,
             data,

@@ -14,9 +14,11 @@ from functools import partial
 
 import gradio as gr
 from huggingface_hub import get_token
+from starlette.middleware import Middleware
 
 from app.auth import Auth
 from app.context import AppContext
+from app.identity import IdentityCookie
 from app.settings import Settings
 from backend.compare.contenders import parse_contenders
 from backend.data.bundled import load_bundled
@@ -153,5 +155,6 @@ def launch(context: AppContext, auth: Auth | None = None, *, block: bool = True)
         show_error=False,
         prevent_thread_lock=not block,
         quiet=not block,
+        app_kwargs={"middleware": [Middleware(IdentityCookie, identities=auth.identities)]},
     )
     return blocks

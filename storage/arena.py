@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, select
+from sqlalchemy import and_, case, exists, func, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql import ColumnElement, Select
@@ -18,9 +18,17 @@ from sqlalchemy.sql import ColumnElement, Select
 from backend.compare.report import BattleCount, PairAgreementCount, RealCount
 from backend.errors import BadInputError, ConflictError
 from backend.types import EXACT_ANSWERERS
-from storage.arena_items import ArenaPair, RealItem, arena_pair, prediction_row, step_context
+from storage.arena_items import (
+    ArenaPair,
+    RealItem,
+    arena_pair,
+    item_key,
+    prediction_row,
+    step_context,
+)
 from storage.db import SessionFactory, session_scope
 from storage.models import (
+    AnnotatorRow,
     ArenaVoteRow,
     PredictionRow,
     RealOrNotVoteRow,
@@ -30,6 +38,9 @@ from storage.models import (
 )
 from storage.models.arena import ARENA_OUTCOMES, REAL_CHOICES
 from storage.upsert import ensure_annotator, find_annotator
+
+ANONYMOUS = "anonymous"
+"""How the names of people who are not signed in start (`ui.users.ANONYMOUS`)."""
 
 REAL_ORIGINS = ("recorded", "live")
 """A real state written by an annotator is an edited prediction, not reality: never shown."""
@@ -50,14 +61,32 @@ class ArenaStore:
         factory: the session factory of a `storage.db.Database`.
         overlap: how many different people vote on each item before it stops being offered.
         rng: draws which side the real observation is shown on.
+        signed_in_only: the reports count only signed-in people's votes (and the judge's);
+            anonymous ones are still stored, and count again when this is switched off.
     """
 
     def __init__(
-        self, factory: SessionFactory, overlap: int = 1, rng: random.Random | None = None
+        self,
+        factory: SessionFactory,
+        overlap: int = 1,
+        rng: random.Random | None = None,
+        *,
+        signed_in_only: bool = False,
     ) -> None:
         self._factory = factory
         self.overlap = overlap
         self._rng = rng or random.Random()
+        self.signed_in_only = signed_in_only
+
+    def _counted(self, query: Select, vote: type[RealOrNotVoteRow] | type[ArenaVoteRow]) -> Select:
+        """`query` over the votes the reports count (without anonymous ones where so set)."""
+        if not self.signed_in_only:
+            return query
+        anonymous = select(AnnotatorRow.id).where(
+            AnnotatorRow.id == vote.voter_id,
+            or_(AnnotatorRow.name == ANONYMOUS, AnnotatorRow.name.startswith(f"{ANONYMOUS}-")),
+        )
+        return query.where(or_(vote.source != "human", ~exists(anonymous)))
 
     def _real_candidates(self, me: int | None, domain: str | None) -> Select:
         votes = (
@@ -149,7 +178,8 @@ class ArenaStore:
             choice=choice,
             confidence=confidence,
         )
-        self._insert(row, voter, f"{voter} already voted on prediction {item.prediction_id}.")
+        parts = (item.engine, item.model)
+        self._insert(row, voter, f"{voter} already voted on this step of {item.model}.", parts)
         return choice == item.real_side
 
     def real_counts(self) -> list[RealCount]:
@@ -169,6 +199,7 @@ class ArenaStore:
             .group_by(vote.source, vote.engine, vote.model, vote.domain)
             .order_by(vote.source, vote.engine, vote.model, vote.domain)
         )
+        query = self._counted(query, vote)
         with session_scope(self._factory) as session:
             return [
                 RealCount(s, e, m, d, int(f or 0), int(c or 0), int(p or 0))
@@ -234,7 +265,8 @@ class ArenaStore:
             contender_b=pair.contender_b,
             outcome=outcome,
         )
-        self._insert(row, voter, f"{voter} already voted on this battle.")
+        contenders = tuple(sorted((pair.contender_a, pair.contender_b)))
+        self._insert(row, voter, f"{voter} already voted on this battle.", contenders)
 
     def battle_counts(self) -> list[BattleCount]:
         """Votes per source, domain and ordered pairing (one GROUP BY)."""
@@ -252,6 +284,7 @@ class ArenaStore:
             .group_by(vote.source, vote.domain, vote.contender_a, vote.contender_b)
             .order_by(vote.source, vote.domain, vote.contender_a, vote.contender_b)
         )
+        query = self._counted(query, vote)
         with session_scope(self._factory) as session:
             return [
                 BattleCount(s, d, a, b, int(x or 0), int(y or 0), int(t or 0))
@@ -297,10 +330,27 @@ class ArenaStore:
             found = session.execute(query.order_by(pairs.c.a).limit(limit)).all()
             return [arena_pair(session, a, b) for a, b in found]
 
-    def _insert(self, row: RealOrNotVoteRow | ArenaVoteRow, voter: str, twice: str) -> None:
+    def _insert(
+        self,
+        row: RealOrNotVoteRow | ArenaVoteRow,
+        voter: str,
+        twice: str,
+        parts: tuple[str, ...],
+    ) -> None:
+        """Store `row` under `voter`; the unique (item, voter) pair refuses a second vote.
+
+        Concurrent duplicates meet the same constraint: the first commit wins, the others are
+        told `twice`.
+        """
         try:
             with session_scope(self._factory) as session:
                 row.voter_id = ensure_annotator(session, voter)
+                step_id = (
+                    row.step_id
+                    if isinstance(row, ArenaVoteRow)
+                    else prediction_row(session, row.prediction_id).step_id
+                )
+                row.item_key = item_key(session, step_id, *parts)
                 session.add(row)
         except IntegrityError:
             raise ConflictError(f"{twice} Nothing was stored.") from None

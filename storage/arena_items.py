@@ -6,6 +6,7 @@ Both are read from stored steps through the one history rule (`storage.lineage`,
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -137,3 +138,18 @@ def arena_pair(session: Session, prediction_a: int, prediction_b: int) -> ArenaP
         contender_a=row_contender(first),
         contender_b=row_contender(second),
     )
+
+
+def item_key(session: Session, step_id: int, *parts: str) -> str:
+    """What a vote is about, as a key: the recorded step behind `step_id`, and `parts`.
+
+    A battle's session starts from a recording, so its step is that recording's turn however
+    many sessions showed it; a step of any other session is itself.
+    """
+    step = session.get(StepRow, step_id)
+    if step is None:
+        raise NotFoundError(f"Step {step_id} does not exist.")
+    owner = step.session
+    origin = owner.base_trajectory_id or f"session:{owner.id}"
+    text = "\n".join((owner.domain, origin, str(step.index), step.action, *parts))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -3,7 +3,8 @@
 Benchmark, training and rollout runs share one lifecycle (`storage.run_lifecycle.recorded`
 drives it); the typed record of each kind (`storage.run_kinds`) reads its own `spec` and
 `results`. Records are detached from the database, so pages and commands hold them freely. A
-run killed without a chance to write (SIGKILL, power loss) stays `running`.
+run killed without a chance to write (SIGKILL, OOM, power loss) stays `running` until the next
+process opens the store: `reap` then marks it `interrupted`, its process being gone.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from sqlalchemy.orm import Session
 from backend.errors import BadInputError, NotFoundError
 from storage.db import SessionFactory, session_scope
 from storage.models import RunKind, RunRow, RunStatus
+from storage.processes import is_dead, this_process
+
+DIED = "Interrupted: the process running it stopped (killed or crashed) before it finished."
 
 
 @dataclass(frozen=True)
@@ -113,8 +117,26 @@ class RunStore:
                 session.add(row)
             row.spec, row.owner = dict(spec), owner
             row.status, row.message = RunStatus.RUNNING.value, None
+            row.process = this_process()
             session.flush()
             return row.id
+
+    def reap(self) -> int:
+        """Mark `interrupted` every running run whose process on this host died; how many.
+
+        Runs of live processes, and of other hosts sharing the database, are left running.
+        """
+        with session_scope(self._factory) as session:
+            running = select(RunRow).where(RunRow.status == RunStatus.RUNNING.value)
+            dead = [
+                row
+                for row in session.scalars(running)
+                if row.process is not None and is_dead(row.process)
+            ]
+            for row in dead:
+                row.status = RunStatus.INTERRUPTED.value
+                row.message = DIED
+            return len(dead)
 
     @staticmethod
     def _latest_for(session: Session, kind: RunKind, out_dir: str | None) -> RunRow | None:

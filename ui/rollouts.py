@@ -97,6 +97,8 @@ class Rollouts:
             live_config=pool.config if pool is not None else None,
             recorder=self.services.sessions,
             trajectories=self.services.trajectories,
+            live_pool=pool,
+            live_owner=user.name,
         )
         plan = RolloutPlan(
             domains=(request.domain,),

@@ -1,13 +1,12 @@
 """Who is at the browser: a name and a role, worked out by the app's auth layer per request.
 
-People who are not logged in are anonymous. Where their work must be told apart (annotations,
-claims, skips), each browser gets its own anonymous name from a key it keeps
-(`gr.BrowserState`), so two anonymous browsers never share claims or overwrite each other.
+People who are not logged in are anonymous. Where their work must be told apart (votes,
+annotations, claims, skips), each gets the anonymous name of the identity the server issued them
+(`app.identity`); nothing the client sends decides it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,7 +25,7 @@ class User:
 
     Attributes:
         name: the login name (password login or Hugging Face username), "anonymous", or
-            "anonymous-<id>" for one anonymous browser.
+            "anonymous-<id>" for one server-issued anonymous identity.
         is_admin: may export data and see everyone's progress.
         logged_in: whether the name comes from a login rather than a default.
     """
@@ -41,13 +40,13 @@ class AccessDeniedError(AWPError):
 
 
 class Identify(Protocol):
-    """Maps a Gradio request (and, where it matters, a browser key) to its user.
+    """Maps a Gradio request to its user.
 
     Built by `app.auth` from the auth settings.
     """
 
-    def __call__(self, request: gr.Request | None, browser: str | None = None) -> User:
-        """The user behind `request`; anonymous users get a name per `browser` key if given."""
+    def __call__(self, request: gr.Request | None, individual: bool = False) -> User:
+        """The user behind `request`; with `individual`, anonymous people get their own name."""
         ...
 
 
@@ -55,16 +54,9 @@ def browser_key(stored: str | None, request: gr.Request | None) -> str:
     """This browser's key: the one it keeps, else this page's session id (for it to keep).
 
     A page's first event has no stored key yet; its session id is unique and becomes the key
-    the browser keeps from then on, across reloads. API clients (gradio_client) keep no
-    browser state, so each client is told apart by its session.
+    the browser keeps from then on, across reloads. It never names the person: a client can
+    send any key it likes (`Identify` names them from the server's identity).
     """
     if stored and isinstance(stored, str) and len(stored) <= MAX_BROWSER_KEY:
         return stored
     return getattr(request, "session_hash", None) or ""
-
-
-def anonymous_name(key: str) -> str:
-    """The anonymous annotator name of a browser key (short, and reveals nothing of the key)."""
-    if not key:
-        return ANONYMOUS
-    return f"{ANONYMOUS}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:10]}"

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from app.commands.options import DomainFilter
 from app.context import build_context
 from backend.errors import BadInputError
 
@@ -43,7 +44,7 @@ def import_file(
 
 @annotations_app.command("list")
 def list_annotations(
-    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    domain: DomainFilter = None,
     annotator: Annotated[str | None, typer.Option(help="Only this annotator.")] = None,
     prediction: Annotated[int | None, typer.Option(help="Only this prediction id.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many, newest first.")] = 20,

@@ -21,12 +21,18 @@ def upgrade(
     revision: Annotated[str, typer.Argument(help="Target revision.")] = "head",
 ) -> None:
     """Migrate the database (AWP_DATABASE_URL; default SQLite in the data dir) to `revision`."""
+    from alembic.util.exc import CommandError
+
+    from backend.errors import BadInputError
     from storage.migrate import current_revision
     from storage.migrate import upgrade as run_upgrade
 
     with build_context() as context:
         url = context.settings.resolved_database_url()
-    run_upgrade(url, revision)
+    try:
+        run_upgrade(url, revision)
+    except CommandError as exc:
+        raise BadInputError(f"No migration to {revision!r}: {exc}") from None
     typer.echo(f"{_shown(url)} is at revision {current_revision(url)}.")
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from app.commands.options import DomainFilter
 from app.context import build_context
 from backend.errors import BadInputError
 
@@ -43,7 +44,7 @@ def export(
             help="Output: .jsonl, .parquet, or a folder (datasets save_to_disk); .eval for inspect."
         ),
     ],
-    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    domain: DomainFilter = None,
     since: Annotated[
         str | None, typer.Option(help="Only data made or annotated since this ISO date.")
     ] = None,

@@ -6,7 +6,13 @@ from typing import Annotated
 
 import typer
 
-from app.commands.options import JudgeBaseUrl, JudgeMaxNewTokens, JudgeModel, JudgePrompts
+from app.commands.options import (
+    DomainFilter,
+    JudgeBaseUrl,
+    JudgeMaxNewTokens,
+    JudgeModel,
+    JudgePrompts,
+)
 from app.context import build_context
 
 
@@ -16,7 +22,7 @@ def judge(
     judge_base_url: JudgeBaseUrl = None,
     judge_prompts: JudgePrompts = None,
     judge_max_new_tokens: JudgeMaxNewTokens = None,
-    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    domain: DomainFilter = None,
     engine: Annotated[str | None, typer.Option(help="Only predictions of this engine.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many predictions.", min=1)] = None,
     rejudge: Annotated[

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from app.commands.options import output_file
 from app.context import AppContext, build_context
 from app.settings import Settings
 from backend.domains.base import all_domains
@@ -132,6 +133,7 @@ def record(
     from backend.domains.base import get_domain
 
     given = read_actions(actions)
+    output_file(out)
     with build_context() as context:
         run = open_run(context.settings, domain, task)
         try:

@@ -8,10 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-if TYPE_CHECKING:
-    from backend.envs.sim.honesty import HonestyMeter
-    from backend.envs.sim.leaderboard import Leaderboard
-
+from app.commands.options import output_folder
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
     DEFAULT_BATCH,
@@ -19,6 +16,11 @@ from backend.envs.sim.defaults import (
     DEFAULT_REWARD,
     REPLAY,
 )
+from backend.errors import BadInputError
+
+if TYPE_CHECKING:
+    from backend.envs.sim.honesty import HonestyMeter
+    from backend.envs.sim.leaderboard import Leaderboard
 
 
 def rollout(
@@ -83,12 +85,23 @@ def rollout(
 
     from app.context import build_context
     from backend.envs.sim.episode import backing_named
+    from backend.envs.sim.report import EpisodeRow
     from backend.envs.sim.service import RolloutParts, RolloutPlan
-    from backend.errors import BadInputError
     from storage.rollout_runs import record_rollouts
 
+    domains = tuple(name.strip() for name in domain.split(",") if name.strip())
+    if not domains and world is None:
+        message = "Give --domain (or --world, whose file names its domain)."
+        raise BadInputError(
+            f"--domain {domain!r} names no domain. {message}" if domain else message
+        )
+    if reward == "live" and env == "sim" and not sim_to_real:
+        raise BadInputError(
+            "--reward live scores what a live environment did: use --env live or shadow."
+        )
+    output_folder(out)
     plan = RolloutPlan(
-        domains=tuple(name.strip() for name in domain.split(",") if name.strip()),
+        domains=domains,
         agent=agent,
         episodes=episodes,
         tasks=tasks,
@@ -102,8 +115,6 @@ def rollout(
         world=str(world) if world is not None else None,
         replays=replays,
     )
-    if not plan.domains and plan.world is None:
-        raise BadInputError("Give --domain (or --world, whose file names its domain).")
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
         parts = RolloutParts(
@@ -115,16 +126,25 @@ def rollout(
             recorder=context.sessions if record else None,
             trajectories=context.trajectories if record else None,
             min_confidence=settings.hybrid_min_confidence,
+            live_pool=context.live_pool,
         )
-        with tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
+        out.mkdir(parents=True, exist_ok=True)
+        # Each episode is written, and flushed, as it finishes: a killed run keeps every complete
+        # episode and no half-finished one; summary.json is written only once all are done.
+        with (
+            (out / "rollouts.jsonl").open("w", encoding="utf-8") as handle,
+            tqdm(total=plan.total, desc="episodes", unit="ep") as bar,
+        ):
+
+            def finished(row: EpisodeRow) -> None:
+                handle.write(row.model_dump_json() + "\n")
+                handle.flush()
+                bar.update(1)
+
             outcome = record_rollouts(
-                context.runs, plan, parts, lambda row: bar.update(1), out_dir=str(out.resolve())
+                context.runs, plan, parts, finished, out_dir=str(out.resolve())
             )
-    rows, summary = outcome.rows, outcome.summary
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "rollouts.jsonl").open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(row.model_dump_json() + "\n")
+    summary = outcome.summary
     (out / "summary.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
     for name, figures in summary.domains.items():
         typer.echo(f"{name}: {json.dumps(figures.model_dump())}")

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from app.commands.options import DomainFilter
 from app.context import build_context
 
 sessions_app = typer.Typer(
@@ -23,7 +24,7 @@ def _short(text: str, width: int = ACTION_WIDTH) -> str:
 
 @sessions_app.command("list")
 def list_sessions(
-    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    domain: DomainFilter = None,
     owner: Annotated[str | None, typer.Option(help="Only this owner.")] = None,
     limit: Annotated[int, typer.Option(help="At most this many, most recent first.", min=1)] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,

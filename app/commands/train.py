@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from app.commands.options import output_folder
 from app.context import build_context
 
 DATA_HELP = (
@@ -82,6 +83,7 @@ def train(
             "benchmark dataset the held-out data comes from with --results-dataset."
         )
 
+    output_folder(out)
     config = TrainConfig(
         method=method,
         data=data,

@@ -1,8 +1,13 @@
 """Votes of people (and of the LLM judge) on "Which one is real?" items and on arena battles.
 
-Each vote names its voter through the annotator table (the same per-person and per-browser
-names as annotations) and keeps the domain, engine, model and contenders it counts for, so a
-report is one GROUP BY over one table, however many votes there are.
+Each vote names its voter through the annotator table (the same per-person names as
+annotations, anonymous ones issued by the server) and keeps the domain, engine, model and
+contenders it counts for, so a report is one GROUP BY over one table, however many votes there are.
+
+`item_key` names what a vote is about independently of the rows that showed it: the recorded
+step (its recording and turn) with the model, or the pair of contenders. A fresh battle on a
+step someone already judged is the same item, so the unique (item, voter) pair keeps one vote
+per person, whatever sessions and predictions were made to show it again.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ class RealOrNotVoteRow(Base):
     __tablename__ = "real_or_not_vote"
     __table_args__ = (
         UniqueConstraint("prediction_id", "voter_id"),
+        UniqueConstraint("item_key", "voter_id"),
         CheckConstraint(_within("source", VOTE_SOURCES), name="source"),
         CheckConstraint(_within("real_side", ("A", "B")), name="real_side"),
         CheckConstraint(_within("choice", REAL_CHOICES), name="choice"),
@@ -52,6 +58,7 @@ class RealOrNotVoteRow(Base):
     real_side: Mapped[str] = mapped_column(String(1))
     choice: Mapped[str] = mapped_column(String(16))
     confidence: Mapped[int | None] = mapped_column(Integer)
+    item_key: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -65,6 +72,7 @@ class ArenaVoteRow(Base):
     __tablename__ = "arena_vote"
     __table_args__ = (
         UniqueConstraint("prediction_a", "prediction_b", "voter_id"),
+        UniqueConstraint("item_key", "voter_id"),
         CheckConstraint(_within("source", VOTE_SOURCES), name="source"),
         CheckConstraint(_within("outcome", ARENA_OUTCOMES), name="outcome"),
     )
@@ -83,4 +91,5 @@ class ArenaVoteRow(Base):
     contender_a: Mapped[str] = mapped_column(String(255))
     contender_b: Mapped[str] = mapped_column(String(255))
     outcome: Mapped[str] = mapped_column(String(16))
+    item_key: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

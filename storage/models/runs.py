@@ -43,7 +43,8 @@ class RunRow(TimestampMixin, Base):
     """One run of any kind.
 
     `done`/`total` count its unit of work (benchmark predictions, training steps, rollout
-    episodes); `failures` counts units that failed without ending the run.
+    episodes); `failures` counts units that failed without ending the run. `process` names the
+    process running it (`storage.processes`), so a run whose process died is found and marked.
     """
 
     __tablename__ = "run"
@@ -64,3 +65,4 @@ class RunRow(TimestampMixin, Base):
     spec: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     points: Mapped[list[Any]] = mapped_column(JSON, default=list)
     results: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    process: Mapped[str | None] = mapped_column(String(128))

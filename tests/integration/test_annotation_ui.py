@@ -6,6 +6,7 @@ module uses, so the tests share one app without sharing a queue.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,9 +30,16 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     running.close()
 
 
-def client(app: RunningApp) -> Client:
-    """One anonymous browser (gradio_client keeps no browser state: one session, one person)."""
-    return Client(app.url, verbose=False)
+ADDRESSES = itertools.count(1)
+
+
+def client(app: RunningApp, address: str | None = None) -> Client:
+    """One anonymous person, at an address of their own (uvicorn believes loopback's proxy header).
+
+    A new address unless `address` is given (the same person again, e.g. after a reload).
+    """
+    address = address or f"10.0.0.{next(ADDRESSES)}"
+    return Client(app.url, verbose=False, headers={"X-Forwarded-For": address})
 
 
 def seed(app: RunningApp, domain: str, n: int, real: str | None = None) -> list[int]:
@@ -133,20 +141,19 @@ def test_two_anonymous_browsers_get_different_items_and_both_are_kept(app: Runni
 
 def test_skip_walks_the_queue_and_skipped_items_come_back_last(app: RunningApp):
     ids = seed(app, "android", 7)
-    key = "browser-that-reloads"
-    person = client(app)
-    seen = [shown_id(annotate(person, "next", "android", browser=key))]
+    person = client(app, "10.1.0.1")
+    seen = [shown_id(annotate(person, "next", "android"))]
     for _ in range(5):
-        seen.append(shown_id(annotate(person, "skip", "android", browser=key)))
+        seen.append(shown_id(annotate(person, "skip", "android")))
     assert seen == ids[:6]
-    reloaded = client(app)  # the same browser after a reload: a new session, the same key
-    again = annotate(reloaded, "next", "android", browser=key)
+    reloaded = client(app, "10.1.0.1")  # the same person after a reload: a new session
+    again = annotate(reloaded, "next", "android")
     assert shown_id(again) == ids[5]
     assert "6 in this queue, this one included" not in again["queue"]
     assert "7 in this queue, this one included" in again["queue"]
-    after = submit(reloaded, "x", "cannot_tell", domain="android", browser=key, **UNRATED)
+    after = submit(reloaded, "x", "cannot_tell", domain="android", **UNRATED)
     assert shown_id(after) == ids[6]
-    skipped_last = annotate(reloaded, "skip", "android", browser=key)
+    skipped_last = annotate(reloaded, "skip", "android")
     assert shown_id(skipped_last) == ids[0]  # the first skipped comes back first
 
 

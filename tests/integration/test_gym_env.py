@@ -10,6 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from backend.engines.base import Engine
+from backend.errors import BadInputError
 
 ENV_ID = "app.gym:awp/WorldModel-v0"
 
@@ -102,3 +103,16 @@ def test_the_vector_env_spreads_over_processes() -> None:
         assert list(observations) == expected and len(infos["scores"]) == 5
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize(
+    "action", [42, None, [1, 2, 3], b"ls"], ids=["int", "none", "ids", "bytes"]
+)
+def test_a_non_string_action_is_refused_clearly_and_the_episode_goes_on(action: object) -> None:
+    env = gymnasium.make(ENV_ID, domain="terminal", engine="persistence", max_steps=3)
+    env.reset(seed=1)
+    with pytest.raises(BadInputError, match=r"An action is the agent's text \(a str\), not"):
+        env.step(action)
+    observation, *_ = env.step("not a keystroke list")  # nothing was spent on the refusal
+    assert observation.startswith("Invalid action")
+    env.close()

@@ -2,8 +2,8 @@
 
 Every event answers with the page's values by component (`_updates`), so a refused Open or
 Submit changes only the message next to the control that failed and keeps what the annotator
-typed. Anonymous browsers annotate under their own names (`ui.users.browser_key`), kept in the
-browser, so two of them never share an item.
+typed. Anonymous people annotate under the identity the server issued them (`app.identity`), so
+two of them never share an item and nobody can annotate under a name of their choosing.
 """
 
 from __future__ import annotations
@@ -237,8 +237,9 @@ def wire(page: AnnotatePage, services: Services) -> None:
     annotator = Annotator(services)
 
     def person(browser: str | None, request: gr.Request) -> tuple[User, str]:
+        # The browser's key is kept for the page only: who annotates is the server's identity.
         key = browser_key(browser, request)
-        return services.identify(request, key), key
+        return services.identify(request, individual=True), key
 
     def updates(values: dict[str, Any], key: str | None = None) -> dict[Any, Any]:
         out = {page.component(name): value for name, value in values.items()}

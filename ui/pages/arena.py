@@ -190,8 +190,9 @@ def wire(page: ArenaPage, services: Services) -> None:
     arena = Arena(services)
 
     def who(browser: str | None, request: gr.Request) -> tuple[str, str]:
+        # The browser's key is kept for the page only: who votes is the server's identity.
         key = browser_key(browser, request)
-        return services.identify(request, key).name, key
+        return services.identify(request, individual=True).name, key
 
     def leaderboard(domain: str) -> dict[gr.components.Component, Any]:
         return board_values(page, arena.report(), domain or ALL)

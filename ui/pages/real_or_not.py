@@ -145,8 +145,9 @@ def wire(page: RealOrNotPage, services: Services) -> None:
     arena = Arena(services)
 
     def who(browser: str | None, request: gr.Request) -> tuple[str, str]:
+        # The browser's key is kept for the page only: who votes is the server's identity.
         key = browser_key(browser, request)
-        return services.identify(request, key).name, key
+        return services.identify(request, individual=True).name, key
 
     def results() -> list[list[Any]]:
         return rate_rows(arena.report())

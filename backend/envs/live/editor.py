@@ -242,11 +242,24 @@ def run(call: dict[str, object]) -> str:
 
 
 def main() -> int:
-    """Read the call from stdin, print the tool's output; exit 1 when the call was refused."""
+    """Read the call from stdin, print the tool's output; exit 1 when the call was refused.
+
+    Whatever goes wrong is reported as the tool reports a refusal, in one message: the agent
+    reads tool output, and a Python traceback would be an observation no real tool gives.
+    """
     try:
-        print(run(json.loads(sys.stdin.read())))
+        call = json.loads(sys.stdin.read())
+        if not isinstance(call, dict):
+            raise ToolError("The str_replace_editor tool takes an object of named parameters.")
+        print(run(call))
     except ToolError as exc:
         print(exc)
+        return 1
+    except (ValueError, RecursionError):
+        print("The str_replace_editor call is not valid JSON.")
+        return 1
+    except Exception as exc:
+        print(f"Ran into {type(exc).__name__}: {exc} while running str_replace_editor.")
         return 1
     return 0
 

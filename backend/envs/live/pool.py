@@ -4,6 +4,10 @@ A public Space must not let visitors start sandboxes without bound, nor leave on
 its browser went away: each owner (a browser session) holds at most one run, the pool holds at
 most `capacity`, and a run nobody used for `idle_timeout_s` is closed by a reaper thread (and
 by any call that finds it expired).
+
+Everything else that starts sandboxes (rollout episodes in live or shadow mode, the Gymnasium
+and OpenEnv environments) takes a `lease` from the same pool first, so the Playground's runs
+and the leases share one budget of `capacity`, and one owner holds at most `per_owner` of it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class LivePool:
         capacity: live environments at once, all owners together.
         idle_timeout_s: a run unused this long is closed.
         clock: the monotonic clock (tests pass a fake one).
+        per_owner: the share of `capacity` one owner may hold (runs and leases together).
     """
 
     def __init__(
@@ -45,12 +50,15 @@ class LivePool:
         capacity: int = 8,
         idle_timeout_s: float = 900.0,
         clock: Callable[[], float] = time.monotonic,
+        per_owner: int | None = None,
     ) -> None:
         self.config = config
         self.capacity = capacity
+        self.per_owner = per_owner or capacity
         self.idle_timeout_s = idle_timeout_s
         self._clock = clock
         self._held: dict[str, _Held] = {}
+        self._leases: dict[str, str] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._reaper: threading.Thread | None = None
@@ -71,11 +79,7 @@ class LivePool:
         self.close_owner(owner)
         self.reap()
         with self._lock:
-            if len(self._held) >= self.capacity:
-                raise LiveEnvironmentError(
-                    f"All {self.capacity} live environments are busy. Try again in a few minutes "
-                    f"(an unused one is closed after {self.idle_timeout_s / 60:.0f} minutes)."
-                )
+            self._check_room(owner)
             handle = uuid.uuid4().hex
             run = LiveRun(domain, self.config)
             self._held[handle] = _Held(owner, run, used=self._clock())
@@ -86,6 +90,55 @@ class LivePool:
             raise
         self._ensure_reaper()
         return handle, run
+
+    def lease(self, owner: str | None) -> str:
+        """Take one place of the budget for a sandbox started elsewhere; returns its token.
+
+        Args:
+            owner: whose share it counts against; None is the operator (`awp rollout` on
+                their own machine), bound by the pool's capacity only.
+
+        Raises:
+            LiveEnvironmentError: the budget, or the owner's share of it, is used up (the
+                message says how long to wait).
+        """
+        self.reap()
+        with self._lock:
+            self._check_room(owner)
+            token = uuid.uuid4().hex
+            self._leases[token] = owner or ""
+            return token
+
+    def release(self, token: str) -> None:
+        """Give a lease's place back (nothing happens for an unknown token)."""
+        with self._lock:
+            self._leases.pop(token, None)
+
+    def _check_room(self, owner: str | None) -> None:
+        """Refuse when the pool or `owner`'s share is full; call with the lock held."""
+        mine = sum(h.owner == owner for h in self._held.values())
+        mine += sum(o == owner for o in self._leases.values())
+        if owner is not None and mine >= self.per_owner:
+            raise LiveEnvironmentError(
+                f"You already use {mine} live environments, your share of {self.capacity}. "
+                "Close one, or wait for your running episodes to end."
+            )
+        if len(self._held) + len(self._leases) >= self.capacity:
+            raise LiveEnvironmentError(
+                f"All {self.capacity} live environments are busy. {self._wait_hint()}"
+            )
+
+    def _wait_hint(self) -> str:
+        """How long until a place frees at the latest, from the runs' idle clocks."""
+        if not self._held:
+            return "Try again when a running rollout ends."
+        now = self._clock()
+        soonest = min(self.idle_timeout_s - (now - held.used) for held in self._held.values())
+        minutes = max(1, round(max(0.0, soonest) / 60))
+        return (
+            f"Try again in {minutes} minute{'s' if minutes != 1 else ''} at the latest (an "
+            f"unused one is closed after {self.idle_timeout_s / 60:.0f} minutes)."
+        )
 
     def use(self, handle: str) -> tuple[LiveRun, threading.Lock]:
         """The run behind `handle` and the lock to hold while acting on it.
@@ -130,9 +183,9 @@ class LivePool:
         return len(idle)
 
     def count(self) -> int:
-        """Live runs open now."""
+        """Places of the budget taken now: open runs and leases."""
         with self._lock:
-            return len(self._held)
+            return len(self._held) + len(self._leases)
 
     def close_all(self) -> None:
         """Close every run and stop the reaper (the app is shutting down)."""

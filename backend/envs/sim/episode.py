@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from backend.envs.live.base import LiveConfig
+from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.types import HistoryMode, PromptContext, SamplingParams, Trajectory
 
@@ -86,9 +87,13 @@ class EnvOptions:
         record: store every episode as a session (off for speed).
         params: the world model's sampling.
         history_mode: what the world model sees of the episode so far.
-        live_config: limits of the live environment (every backing but sim).
+        live_config: limits of the live environment.
         min_confidence: hybrid's selective simulation: a model prediction whose confidence is
             below this is not used; the live environment answers the step instead (0: off).
+        live_pool: the one live budget each sandbox takes a place of (None: unbounded here,
+            as in a test or a lone script).
+        live_owner: whose share of that budget the episodes count against (None: the
+            operator's, bound by the budget only).
     """
 
     backing: Backing = "sim"
@@ -99,6 +104,8 @@ class EnvOptions:
     history_mode: HistoryMode = HistoryMode.TEACHER_FORCED
     live_config: LiveConfig | None = None
     min_confidence: float = 0.0
+    live_pool: LivePool | None = None
+    live_owner: str | None = None
 
 
 @dataclass(frozen=True)

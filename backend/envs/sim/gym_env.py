@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 
 from backend.envs.sim.episode import EpisodeSpec
 from backend.envs.sim.world import WorldEnv, step_all
+from backend.errors import BadInputError
 
 MAX_TEXT = 1_000_000
 
@@ -48,6 +49,20 @@ def choose(specs: Sequence[EpisodeSpec], rng: np.random.Generator, options: dict
     if "index" in options:
         return int(options["index"]) % len(specs)
     return int(rng.integers(len(specs)))
+
+
+def text_action(action: object) -> str:
+    """`action` when it is text; the action space is `Text`, so anything else is refused.
+
+    Raises:
+        BadInputError: not a string (a number, a token array, None...).
+    """
+    if not isinstance(action, str):
+        raise BadInputError(
+            f"An action is the agent's text (a str), not {type(action).__name__}: decode token "
+            "ids first."
+        )
+    return action
 
 
 class WorldModelEnv(gymnasium.Env[str, str]):
@@ -87,8 +102,12 @@ class WorldModelEnv(gymnasium.Env[str, str]):
         return self._observation, {**info, "index": index}
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Predict the observation after `action`."""
-        result = self.world.step(action)
+        """Predict the observation after `action`.
+
+        Raises:
+            BadInputError: `action` is not a string.
+        """
+        result = self.world.step(text_action(action))
         self._observation = result.observation
         return (
             result.observation,
@@ -163,7 +182,9 @@ class WorldModelVectorEnv(VectorEnv[Any, Any, Any]):
         truncated = np.zeros(n, dtype=bool)
         infos: dict[str, Any] = {}
         stepping = [i for i in range(n) if not self._autoreset[i]]
-        results = step_all([self.worlds[i] for i in stepping], [actions[i] for i in stepping])
+        results = step_all(
+            [self.worlds[i] for i in stepping], [text_action(actions[i]) for i in stepping]
+        )
         for i, result in zip(stepping, results, strict=True):
             observations[i] = result.observation
             rewards[i], terminated[i], truncated[i] = (

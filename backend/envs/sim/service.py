@@ -15,6 +15,7 @@ from pathlib import Path
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
+from backend.envs.live.pool import LivePool
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
 from backend.envs.sim.baseline_agents import RANDOM, SCRIPTED, RandomAgent, ScriptedAgent
 from backend.envs.sim.defaults import (
@@ -101,6 +102,8 @@ class RolloutParts:
         trajectories: where live, shadow and sim-to-real episodes keep their live trajectory
             (None: not kept).
         min_confidence: hybrid's selective simulation threshold (`EnvOptions.min_confidence`).
+        live_pool: the one live budget of the process (`AppContext.live_pool`); None: none.
+        live_owner: whose share of it the episodes use (None: the operator's).
     """
 
     world: Simulator
@@ -111,6 +114,8 @@ class RolloutParts:
     recorder: Recorder | None
     trajectories: TrajectorySink | None
     min_confidence: float = 0.0
+    live_pool: LivePool | None = None
+    live_owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,8 @@ def run_rollouts(
         history_mode=parts.history_mode,
         live_config=parts.live_config,
         min_confidence=parts.min_confidence,
+        live_pool=parts.live_pool,
+        live_owner=parts.live_owner,
     )
     runner = RolloutRunner(parts.world, reward, options, parts.recorder, parts.trajectories)
     budget = {"max_new_tokens": plan.agent_max_new_tokens}

@@ -127,6 +127,7 @@ class WorldEnv:
         self.steps = 0
         self.session_id: int | None = None
         self.live: LiveRun | None = None
+        self._lease: str | None = None
         self.done = True
 
     @property
@@ -160,10 +161,13 @@ class WorldEnv:
         return step_all([self], [action])[0]
 
     def close(self) -> None:
-        """Stop the live environment, if one runs."""
+        """Stop the live environment, if one runs, and give its place in the budget back."""
         if self.live is not None:
             self.live.close()
             self.live = None
+        if self._lease is not None and self.options.live_pool is not None:
+            self.options.live_pool.release(self._lease)
+            self._lease = None
 
     def begin(self, action: str) -> PendingStep:
         """Check the action and, for live backings, run it for real; nothing is predicted yet."""
@@ -393,6 +397,9 @@ class WorldEnv:
             self.close()
             if self.options.live_config is None:
                 raise ValueError("live and shadow backings need a live_config")
+            pool = self.options.live_pool
+            if pool is not None:  # refused, with how long to wait, when the budget is spent
+                self._lease = pool.lease(self.options.live_owner)
             self.live = LiveRun(spec.domain, self.options.live_config)
         return self.live
 
