@@ -269,8 +269,8 @@ class RolloutRunner:
                     step.model_copy(update={"divergence": divergence, "real_observation": real})
                 )
                 previous = real
-            if not paid and result is not None and not live.done:
-                result = self._check_live(live, row.domain, paid)
+            if not paid and not live.done:  # also when every action was invalid
+                result = self._check_live(live, row.domain, paid) or result
         finally:
             live.close()
         real_success = result.info.get("success") if result is not None else None
