@@ -67,6 +67,9 @@ def grounding(per_domain: int, data_dir: Path) -> None:
         for item in chosen:  # one at a time: a batch pads every prompt to the longest
             request = item.request(PARAMS, HistoryMode.TEACHER_FORCED)
             ((sample,),) = step_batch(simulator, [request])
+            if sample.prediction is None:  # a prompt longer than the model's context
+                print(f"skipped {item.item_id} at k={k}: {sample.error}", flush=True)
+                continue
             made = sample.made()
             rows[(item.domain, k)].append(
                 (sample.scores.headline or 0.0, made.prompt_tokens, made.confidence)
@@ -75,8 +78,10 @@ def grounding(per_domain: int, data_dir: Path) -> None:
     print("\n| domain | k=0 | k=4 | k=8 | prompt tokens k=0 / 4 / 8 | confidence AUROC (k=0) |")
     print("|---|--:|--:|--:|---|--:|")
     for domain in DOMAINS:
-        cells = [statistics.fmean(h for h, _, _ in rows[(domain, k)]) for k in (0, 4, 8)]
-        tokens = [round(statistics.fmean(t for _, t, _ in rows[(domain, k)])) for k in (0, 4, 8)]
+        cells = [statistics.fmean([h for h, _, _ in rows[(domain, k)]] or [0]) for k in (0, 4, 8)]
+        tokens = [
+            round(statistics.fmean([t for _, t, _ in rows[(domain, k)]] or [0])) for k in (0, 4, 8)
+        ]
         pairs = [(c, h) for h, _, c in rows[(domain, 0)] if c is not None]
         found = auroc([c for c, _ in pairs], [h >= GOOD_HEADLINE for _, h in pairs])
         shown = "n/a (one class)" if found is None else f"{found:.2f}"
