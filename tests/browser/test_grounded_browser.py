@@ -70,6 +70,7 @@ def test_a_hybrid_swe_step_says_who_answered(browser, live_app: RunningApp, shot
         page.locator("#pg-action textarea").fill(json.dumps(tests))
         wait_for_text(page, "#pg-check", "valid action")
         step(page)
+        wait_for_text(page, "#pg-status", "step 2 of session")
         status = page.locator("#pg-status").inner_text()
         assert "answered by" not in status and "persistence" in status
         assert "Not run live" in page.locator("#pg-real").inner_text()

@@ -111,8 +111,8 @@ def present(session: PlaySession) -> list[Any]:
     prediction = last.prediction
     exact = prediction.answered_by != "model"
     note = (
-        f"Stored as step {index} of session #{session.session_id}: reality itself, nothing to "
-        "correct."
+        f"Stored as prediction #{last.prediction_id}, step {index} of session "
+        f"#{session.session_id}: reality itself, nothing to correct."
         if exact
         else f"Stored as prediction #{last.prediction_id}, step {index} of session "
         f"#{session.session_id}; open it on the Annotate page to correct it."
