@@ -100,7 +100,8 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
         live_hybrid = gr.Checkbox(
             False,
             label="Hybrid: run only exact actions live (swe edits, read-only MCP tools)",
-            info="The model predicts the rest (tests, shell) from the true file state.",
+            info="Then only those run for real; the model predicts the rest (tests, shell) "
+            "from the true file state.",
             elem_id="pg-live-hybrid",
         )
         live_start = gr.Button("Start", variant="primary", elem_id="pg-live-start")

@@ -110,20 +110,30 @@ def present(session: PlaySession) -> list[Any]:
     index = len(session.steps)
     prior = state_before(session.history()[:-1], session.initial_state)
     prediction = last.prediction
+    exact = prediction.answered_by != "model"
     note = (
         f"Stored as prediction #{last.prediction_id}, step {index} of session "
+        f"#{session.session_id}: reality itself, nothing to correct."
+        if exact
+        else f"Stored as prediction #{last.prediction_id}, step {index} of session "
         f"#{session.session_id}; open it on the Annotate page to correct it."
     )
     if session.notice:
         note = f"{session.notice} {note}"
     if last.real is None:
-        real = empty("Unknown: this step is off the recording. Correct it on the Annotate page.")
+        unknown = (
+            "Not run live: in hybrid backing the world model answers this action."
+            if session.hybrid
+            else "Unknown: this step is off the recording. Correct it on the Annotate page."
+        )
+        real = empty(unknown)
     else:
         real = render_observation(renderer, last.real, prior)
+    answered = f"Answered exactly ({prediction.answered_by})" if exact else "Predicted"
     return [
         render_observation(renderer, prior),
         task_html(session) + status_html(prediction, note),
-        caption(index, last.action, "Predicted")
+        caption(index, last.action, answered)
         + render_observation(renderer, prediction.observation, prior),
         caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
         render_observation("text", prediction.reasoning or "(no reasoning)"),
