@@ -49,7 +49,11 @@ def rollout(
         ),
     ] = "sim",
     sim_to_real: Annotated[
-        bool, typer.Option(help="Replay each simulated episode live: divergence, agreement.")
+        bool,
+        typer.Option(
+            help="Replay each simulated episode live: divergence, agreement. The world model "
+            "then runs without grounding and record answers (its live twins would be in them)."
+        ),
     ] = False,
     reward: Annotated[
         str, typer.Option(help="Reward model: reference, task_judge or live.")
@@ -118,7 +122,15 @@ def rollout(
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
         parts = RolloutParts(
-            world=context.simulator(engine, model, base_url),
+            # A sim-to-real run's live twins are stored as it goes: grounding on them, or
+            # answering from their record, would let the simulated side copy reality.
+            world=context.simulator(
+                engine,
+                model,
+                base_url,
+                grounding=False if sim_to_real else None,
+                record=False if sim_to_real else None,
+            ),
             engines=context.engine,
             params=settings.sampling(),
             history_mode=settings.history_mode,

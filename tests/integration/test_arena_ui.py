@@ -11,31 +11,9 @@ import pytest
 from gradio_client import Client
 
 from storage.models import PredictionRow, ScoreRow
-from tests.support.app_server import RunningApp, named, start_app
+from tests.support.app_server import ARENA_OUTPUTS, REAL_OUTPUTS, RunningApp, named, start_app
 from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
 
-# The API leaves buttons out: a vote disables them in the browser only.
-REAL_OUTPUTS = (
-    "browser",
-    "context",
-    "sides",
-    "choice",
-    "confidence",
-    "reveal",
-    "results",
-    "message",
-)
-ARENA_OUTPUTS = (
-    "browser",
-    "context",
-    "sides",
-    "reveal",
-    "people",
-    "judge",
-    "chart",
-    "agreement",
-    "message",
-)
 VERDICT = {
     "scores": {"format": 5, "factuality": 2, "consistency": 4, "realism": 4, "quality": 2},
     "strengths": ["right format"],

@@ -63,7 +63,10 @@ if "capture" not in ENGINES:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    running = start_app(tmp_path_factory.mktemp("roundtrip"), engine="capture")
+    # Every step must reach the engine: an exact match in real data (an earlier mode's
+    # corrections) would be answered from the record, with no chat to compare.
+    settings = {"record_answers": False}
+    running = start_app(tmp_path_factory.mktemp("roundtrip"), engine="capture", settings=settings)
     yield running
     running.close()
 
@@ -220,6 +223,7 @@ def test_exported_prompt_is_the_chat_sent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("AWP_DATA_DIR", str(app.settings.data_dir))
+    monkeypatch.setenv("AWP_RECORD_ANSWERS", "0")  # as the app's: see `app`
     trajectory = next(t for t in load_bundled() if t.id == TRAJECTORY)
     trajectory_file = tmp_path / "trajectory.json"
     trajectory_file.write_text(trajectory.model_dump_json(), encoding="utf-8")

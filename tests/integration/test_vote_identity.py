@@ -24,10 +24,8 @@ from backend.errors import ConflictError
 from storage.arena import ArenaStore
 from storage.db import session_scope
 from storage.models import AnnotatorRow, ArenaVoteRow, RealOrNotVoteRow
-from tests.support.app_server import RunningApp, named, start_app
+from tests.support.app_server import ARENA_OUTPUTS, REAL_OUTPUTS, RunningApp, named, start_app
 
-ARENA_OUTPUTS = ("browser", "context", "sides", "reveal", "people", "judge", "chart", "agreement")
-REAL_OUTPUTS = ("browser", "context", "sides", "choice", "confidence", "reveal", "results")
 ROUNDS = 8
 
 

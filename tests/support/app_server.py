@@ -19,6 +19,29 @@ from app.context import AppContext, build_context
 from app.settings import Settings
 from app.web import launch
 
+# Which one is real? and Arena endpoint outputs. The API leaves buttons out: a vote disables
+# them in the browser only.
+REAL_OUTPUTS = (
+    "browser",
+    "context",
+    "sides",
+    "choice",
+    "confidence",
+    "reveal",
+    "results",
+    "message",
+)
+ARENA_OUTPUTS = (
+    "browser",
+    "context",
+    "sides",
+    "reveal",
+    "people",
+    "judge",
+    "chart",
+    "agreement",
+    "message",
+)
 STEP_OUTPUTS = (
     "action",
     "position",
