@@ -106,6 +106,13 @@ def test_every_kind_ends_the_same_way(kind: type[RunRecord], store: RunStore) ->
     assert (broke.status, broke.message) == ("failed", UNEXPECTED)
 
 
+def test_a_run_finished_without_progress_reads_all_of_its_units_done(store: RunStore) -> None:
+    with recorded(store, BenchRun, SPECS[BenchRun]) as run:
+        run.conclude({"answer": 42}, done=40)
+    (finished,) = store.list_runs(BenchRun)
+    assert (finished.done, finished.total) == (40, 40)  # the Runs page once read "40 of ?"
+
+
 def test_an_arbitrary_error_is_logged_never_stored_or_shown(
     store: RunStore, caplog: pytest.LogCaptureFixture
 ) -> None:

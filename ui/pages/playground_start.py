@@ -65,7 +65,8 @@ def live_offer(services: Services, domain: str) -> tuple[list[tuple[str, str]], 
     choices = [(f"{t.name} · {t.description}", t.name) for t in tasks]
     note = (
         f"Each action also runs for real in a sandboxed {domain} environment, and its result "
-        f"is the real next state. At most {services.live.capacity} run at once; one unused for "
+        "is the real next state (with Hybrid, only the actions an exact executor answers run; "
+        f"the model predicts the rest). At most {services.live.capacity} run at once; one unused for "
         f"{services.live.idle_timeout_s / 60:.0f} minutes is closed."
     )
     return choices, note
