@@ -66,8 +66,8 @@ def live_offer(services: Services, domain: str) -> tuple[list[tuple[str, str]], 
     note = (
         f"Each action also runs for real in a sandboxed {domain} environment, and its result "
         "is the real next state (with Hybrid, only the actions an exact executor answers run; "
-        f"the model predicts the rest). At most {services.live.capacity} run at once; one unused for "
-        f"{services.live.idle_timeout_s / 60:.0f} minutes is closed."
+        f"the model predicts the rest). At most {services.live.capacity} run at once; one "
+        f"unused for {services.live.idle_timeout_s / 60:.0f} minutes is closed."
     )
     return choices, note
 
