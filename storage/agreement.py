@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Float, Integer, case, cast, func, select
+from sqlalchemy import Float, Integer, Numeric, case, cast, func, select
 from sqlalchemy.sql import ColumnElement, Select
 
 from backend.compare.agreement import SCALE
@@ -174,7 +174,7 @@ def worst_disagreements(session: Any, limit: int = WORST) -> list[Disagreement]:
 
 def confidence_verdicts(session: Any) -> list[ConfidenceCount]:
     """(domain, rounded confidence, accepted) counts over people's accept/reject verdicts."""
-    rounded = func.round(PredictionRow.confidence, 3)
+    rounded = func.round(cast(PredictionRow.confidence, Numeric), 3)
     accepted = AnnotationRow.verdict == Verdict.ACCEPT.value
     query = (
         _with_domain(
@@ -192,7 +192,7 @@ def confidence_verdicts(session: Any) -> list[ConfidenceCount]:
 
 def confidence_headlines(session: Any) -> list[ConfidenceCount]:
     """(domain, rounded confidence, headline >= 0.5) counts, each domain its current headline."""
-    rounded = func.round(PredictionRow.confidence, 3)
+    rounded = func.round(cast(PredictionRow.confidence, Numeric), 3)
     good = ScoreRow.value >= GOOD_HEADLINE
     found = []
     for domain in all_domains():

@@ -83,7 +83,15 @@ def test_two_anonymous_browsers_get_their_own_items_and_keep_them_on_reload(brow
     tree = "[1] desktop 'Desktop'\n\t[2] push-button 'Files'"
     for i in range(2):
         writer.add(f"click('{i}')", None, None, fake_prediction(f"{tree} {i}"))
-    contexts = [browser.new_context(viewport={"width": 1440, "height": 1000}) for _ in range(2)]
+    # Two people, two addresses: an anonymous identity is the server's signature of the
+    # address (a browser cannot choose it), and uvicorn believes a loopback proxy's header.
+    contexts = [
+        browser.new_context(
+            viewport={"width": 1440, "height": 1000},
+            extra_http_headers={"X-Forwarded-For": f"192.0.2.{n + 1}"},
+        )
+        for n in range(2)
+    ]
     try:
         tabs = [context.new_page() for context in contexts]
         shown = []

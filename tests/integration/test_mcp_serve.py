@@ -241,8 +241,16 @@ def test_the_inspector_over_stdio_calls_the_world_model_tools(
     server_env: dict[str, str],
 ) -> None:
     command = awp_command("--world-model-tools")
+    # The Inspector gives a stdio server only a default environment (PATH, HOME): without these
+    # the server would open the user's own data folder.
+    passed = [
+        arg
+        for name in ("AWP_DATA_DIR", "PYTHONPATH")
+        for arg in ("-e", f"{name}={server_env[name]}")
+    ]
     scored = inspector(
         server_env,
+        *passed,
         *command,
         "--method",
         "tools/call",
