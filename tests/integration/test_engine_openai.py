@@ -18,7 +18,8 @@ from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
 from backend.types import ChatMessage, ChatRequest, SamplingParams
 from tests.support.fake_openai import FakeOpenAIServer, events_reply, json_reply
-from tests.support.openai_server import OpenAIServer, free_port
+from tests.support.health import free_port
+from tests.support.openai_server import OpenAIServer
 
 COMPLETION = {
     "choices": [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],

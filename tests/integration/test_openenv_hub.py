@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.health import wait_healthy
-from tests.support.openai_server import free_port
+from tests.support.health import free_port, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 HUB = REPO / "app" / "hub" / "awp_world_model"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -15,28 +13,17 @@ import pytest
 
 from app.openenv_env import WorldAction, WorldModelClient
 from backend.data.bundled import load_bundled
-from tests.support.health import wait_healthy
-from tests.support.openai_server import free_port
+from tests.support.health import awp_env_server
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = {**os.environ, "AWP_DATA_DIR": str(tmp_path / "data")}
-    command = [sys.executable, "-m", "app", "env", "serve", "--domain", "terminal"]
-    command += ["--engine", "oracle", "--port", str(port), "--max-steps", "3"]
-    log = (tmp_path / "serve.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(process, f"{url}/health", tmp_path / "serve.log", "awp env serve")
+    args = ("--domain", "terminal", "--engine", "oracle", "--max-steps", "3")
+    with awp_env_server(tmp_path, *args, env=env) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
 
 
 def test_openenv_client_runs_an_episode(server: str) -> None:

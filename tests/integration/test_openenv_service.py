@@ -36,8 +36,7 @@ from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv
 from backend.errors import BadInputError
-from tests.support.health import wait_healthy
-from tests.support.openai_server import free_port
+from tests.support.health import free_port, wait_healthy
 
 RECORDING = next(t for t in load_bundled() if t.domain == "terminal")
 ACTION = {"action": {"action": RECORDING.turns[0].action}}

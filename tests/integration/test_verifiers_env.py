@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,8 @@ import pytest
 
 from app.context import build_context
 from backend.data.bundled import load_bundled
-from tests.support.app_server import free_port
 from tests.support.fake_openai import FakeOpenAIServer, events_reply
-from tests.support.health import wait_healthy
+from tests.support.health import awp_env_server
 
 pytestmark = pytest.mark.slow
 
@@ -63,20 +61,10 @@ def streamed(text: str) -> Any:
 @pytest.fixture
 def world_server(awp_data: Path, tmp_path: Path) -> Iterator[str]:
     """`awp env serve` with the oracle world model, two steps an episode."""
-    port = free_port()
-    command = [sys.executable, "-m", "app", "env", "serve", "--domain", "terminal"]
-    command += ["--engine", "oracle", "--max-steps", "2", "--port", str(port)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    log = (tmp_path / "serve.log").open("wb")
-    process = subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(process, f"{url}/health", tmp_path / "serve.log", "awp env serve")
+    args = ("--domain", "terminal", "--engine", "oracle", "--max-steps", "2")
+    with awp_env_server(tmp_path, *args, env=env, cwd=REPO) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
 
 
 def verifiers_env() -> dict[str, str]:

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import gymnasium
-import httpx
 import pytest
 import yaml
 from gradio_client import Client
@@ -36,7 +32,7 @@ from backend.envs.sim.worlds import (
 from backend.errors import AWPError
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.cli import run
-from tests.support.openai_server import free_port
+from tests.support.health import awp_env_server
 
 RECORDING = "mkrww/errors"
 NOTES = "The host is called fjord and every file under /srv is owned by ada."
@@ -200,29 +196,10 @@ def test_the_cli_simulates_and_rolls_out_the_saved_world(saved: Path, awp_data: 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
     env = {**os.environ, "AWP_DATA_DIR": str(tmp_path / "data")}
-    command = [sys.executable, "-m", "app", "env", "serve", "--domain", "web"]
-    command += ["--engine", "oracle", "--port", str(port), "--max-steps", "8"]
-    log = (tmp_path / "serve.log").open("wb")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (tmp_path / "serve.log").read_text()
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "awp env serve did not start"
-            time.sleep(0.25)
+    args = ("--domain", "web", "--engine", "oracle", "--max-steps", "8")
+    with awp_env_server(tmp_path, *args, env=env) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
 
 
 def test_the_openenv_reset_takes_the_saved_world(saved: Path, server: str) -> None:

@@ -6,13 +6,25 @@ generous; a process that dies is reported at once, with the end of its log.
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 READY_TIMEOUT_S = 180.0
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def wait_healthy(
@@ -43,3 +55,31 @@ def wait_healthy(
 def tail(log: Path, lines: int = 40) -> str:
     """The last lines of a log file."""
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+
+
+@contextmanager
+def awp_env_server(
+    log_dir: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Iterator[str]:
+    """Run `awp env serve ARGS` on a free port until the block ends; yields its URL once healthy.
+
+    Args:
+        log_dir: where `serve.log` is written (its end is shown if the server fails).
+        args: the command's options after `env serve`.
+        env: the server's environment (default: this process's).
+        cwd: its working folder (default: this process's).
+    """
+    port = free_port()
+    command = [sys.executable, "-m", "app", "env", "serve", *args, "--port", str(port)]
+    path = log_dir / "serve.log"
+    with path.open("wb") as log:
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env or dict(os.environ), cwd=cwd
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(process, f"{url}/health", path, "awp env serve")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -8,7 +8,6 @@ folder path preloads that model and answers only for it, under the path as its m
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.health import wait_healthy
+from tests.support.health import free_port, wait_healthy
 
 
 @dataclass(frozen=True)
@@ -25,13 +24,6 @@ class OpenAIServer:
 
     base_url: str
     model: str
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager

@@ -24,8 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.health import wait_healthy
-from tests.support.openai_server import free_port
+from tests.support.health import free_port, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 900.0
