@@ -12,6 +12,7 @@ pytest_plugins = [
     "tests.support.postgres",
     "tests.support.cli",
     "tests.support.inspect_ep",
+    "tests.support.hygiene",
 ]
 
 REPO = Path(__file__).resolve().parents[1]

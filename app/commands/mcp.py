@@ -66,6 +66,7 @@ def serve(
 ) -> None:
     """Serve simulated MCP tools over stdio or streamable HTTP (`http://HOST:PORT/mcp`)."""
     from backend.errors import BadInputError
+    from backend.integrations import mcp_definitions as definitions
     from backend.integrations import mcp_mirror as mirrors
     from backend.integrations.mcp_server import (
         ToolCaller,
@@ -97,7 +98,7 @@ def serve(
                         mirror, context.settings.live_config()
                     )
                 else:
-                    served = mirrors.load_tools(Path(str(tools)))
+                    served = definitions.load_tools(Path(str(tools)))
                 names = {str(tool["name"]) for tool in served}
                 unknown = sorted(set(allow or ()) - names)
                 if unknown:
@@ -107,10 +108,10 @@ def serve(
                     simulator=simulator,
                     recorder=context.sessions,
                     params=params,
-                    fixtures=mirrors.load_fixtures(fixtures) if fixtures else (),
+                    fixtures=definitions.load_fixtures(fixtures) if fixtures else (),
                     record=context.tool_calls if record else None,
                     real=real_server if real else None,
-                    allowed=frozenset(allow) if allow else mirrors.read_only(served),
+                    allowed=frozenset(allow) if allow else definitions.read_only(served),
                     scenario=mirrors.Scenario(task=task),
                     shadow=shadow,
                 )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from backend.errors import BadInputError
-from backend.integrations.mcp_mirror import (
+from backend.integrations.mcp_definitions import (
     conformed,
     load_fixtures,
     load_tools,
