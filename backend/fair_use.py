@@ -93,7 +93,7 @@ class FairUse:
         """
         with self._cond:
             if self._mine[person] >= self.per_person:
-                many = "step" if self.per_person == 1 else f"{self.per_person} steps"
+                many = "a step" if self.per_person == 1 else f"{self.per_person} steps"
                 raise BusyError(
                     f"You already have {many} running or waiting: wait for it to finish, or "
                     "press Stop, before you step again."

@@ -128,7 +128,7 @@ def render(services: Services) -> PlaygroundPage:
 def wire(page: PlaygroundPage, services: Services) -> None:
     """Bind the page's events to the playground service."""
     playground = Playground(services)
-    shown = [page.state, page.action, page.position, *page.view.outputs]
+    shown = [page.state, page.action, page.position, *page.view.outputs, page.queue]
 
     def present(session: PlaySession) -> dict[gr.components.Component, Any]:
         return {
@@ -136,6 +136,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
             page.action: playground_view.next_action(session),
             page.position: len(session.steps),
             **dict(zip(page.view.outputs, playground_view.present(session), strict=True)),
+            page.queue: "",
         }
 
     def select_domain(domain: str) -> dict:
@@ -301,7 +302,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     stepping = page.step.click(
         guarded(step),
         [page.state, page.action],
-        [*shown, page.queue],
+        shown,
         inputs_kwargs=page.engine.kwargs,
         api_name="step",
         concurrency_limit=None,
@@ -311,7 +312,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     page.stop.click(
         guarded(stopped),
         [page.state, page.action],
-        [*shown, page.queue],
+        shown,
         cancels=[stepping],
         api_name="stop_step",
         queue=False,
