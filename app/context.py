@@ -15,10 +15,11 @@ from typing import Any
 
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import Engine, build_engine, chosen_model
+from backend.engines.base import Engine, build_engine, chosen_model, engine_spec
 from backend.engines.cache import EngineCache
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
+from backend.fair_use import FairUse
 from backend.grounding.grounder import Grounder
 from backend.grounding.record import RecordBook
 from backend.scoring.judge import JUDGE_PARAMS, Judge
@@ -36,6 +37,17 @@ from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
 
 logger = logging.getLogger(__name__)
+
+
+def simulate_concurrency(settings: Settings) -> int:
+    """Engine calls the web app runs at once.
+
+    An in-process engine generates one request at a time (the transformers engine holds a lock),
+    so running more in parallel only hides the queue position from waiting users; a server
+    (vLLM, SGLang) batches concurrent requests, so it gets `settings.concurrency`.
+    """
+    in_process = engine_spec(settings.engine).capabilities.in_process
+    return 1 if in_process else max(1, settings.concurrency)
 
 
 def build_context(**overrides: Any) -> AppContext:
@@ -167,6 +179,16 @@ class AppContext:
             settings.live_max,
             settings.live_idle_timeout_s,
             per_owner=settings.live_per_person,
+        )
+
+    @cached_property
+    def fair_use(self) -> FairUse:
+        """How the web app's people share the engine: model queue, baseline lane, budgets."""
+        settings = self.settings
+        return FairUse(
+            simulate_concurrency(settings),
+            settings.steps_per_person,
+            settings.anonymous_max_new_tokens,
         )
 
     def engine(

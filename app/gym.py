@@ -17,6 +17,7 @@ import gymnasium
 from app.context import AppContext, build_context
 from app.gym_spread import SpreadVectorEnv
 from app.settings import Settings
+from backend.envs.live.pool import LivePool
 from backend.envs.sim.episode import Backing, EnvOptions, EpisodeSpec
 from backend.envs.sim.gym_env import WorldModelEnv, WorldModelVectorEnv
 from backend.envs.sim.rewards import RewardModel, RewardOptions, build_reward
@@ -61,8 +62,23 @@ class EnvArgs:
     world: str | dict[str, Any] | None = None
 
 
-def env_options(settings: Settings, backing: Backing, max_steps: int, record: bool) -> EnvOptions:
-    """Episode options from the settings (sampling, history mode, live limits)."""
+def env_options(
+    settings: Settings,
+    backing: Backing,
+    max_steps: int,
+    record: bool,
+    live_pool: LivePool | None = None,
+) -> EnvOptions:
+    """Episode options from the settings (sampling, history mode, live limits).
+
+    Args:
+        settings: the process's settings.
+        backing: sim, live, shadow or hybrid.
+        max_steps: steps before truncation.
+        record: store episodes as sessions.
+        live_pool: the process's one live budget (`AppContext.live_pool`), which every live
+            sandbox of these episodes takes a place of; None: unbounded.
+    """
     return EnvOptions(
         backing=backing,
         max_steps=max_steps,
@@ -71,6 +87,7 @@ def env_options(settings: Settings, backing: Backing, max_steps: int, record: bo
         history_mode=settings.history_mode,
         live_config=settings.live_config(),
         min_confidence=settings.hybrid_min_confidence,
+        live_pool=live_pool,
     )
 
 
@@ -111,7 +128,9 @@ def _build(
     num_envs: int, args: EnvArgs
 ) -> tuple[AppContext, list[WorldEnv], list[list[EpisodeSpec]]]:
     parts = world_parts(args.engine, args.model, args.reward, args.judge, args.max_new_tokens)
-    options = env_options(parts.settings, args.backing, args.max_steps, args.record)
+    options = env_options(
+        parts.settings, args.backing, args.max_steps, args.record, parts.context.live_pool
+    )
     stores = parts.context.sessions, parts.context.trajectories  # used only when recording
     domains = [name.strip() for name in args.domain.split(",") if name.strip()]
     worlds = [WorldEnv(parts.simulator, parts.reward, options, *stores) for _ in range(num_envs)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -135,6 +136,10 @@ class WorldModelEnvironment(Environment[WorldAction, WorldObservation, WorldStat
     def state(self) -> WorldState:
         """The session's episode id, step count, domain, task and stored session."""
         return self._state
+
+    def claim(self, owner: str | None) -> None:
+        """Count this session's live sandboxes against `owner`'s share of the live pool."""
+        self.world.options = replace(self.world.options, live_owner=owner)
 
     def close(self) -> None:
         """Stop the live environment, if one runs."""

@@ -11,16 +11,22 @@ closed by the SDK's reaper; an idle WebSocket (no message for the timeout) is cl
 `IdleWebSockets`, which the SDK has no setting for. `TokenGate` asks for a bearer token on
 everything but the descriptive routes (`/health`, `/metadata`, `/schema`, the OpenAPI
 documents), and `check_exposure` refuses to listen beyond loopback without one.
+
+Live sandboxes come from the process's one live pool (`AppContext.live_pool`), shared with the
+Playground, the Rollouts page and the Gymnasium env: each new session is claimed by its
+client (`client_owner`), so a remote client holds at most its per-person share, and a reset
+the pool refuses answers 503 (WebSocket: an error message) saying how long to wait.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hmac
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from ipaddress import ip_address
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -32,7 +38,7 @@ from openenv.core.env_server.serialization import deserialize_action, serialize_
 from openenv.core.env_server.types import ConcurrencyConfig
 from pydantic import ValidationError
 
-from backend.errors import BadInputError
+from backend.errors import AWPError, BadInputError
 
 SESSION_HEADER = "X-Session-Id"
 OPEN_PATHS = frozenset(
@@ -50,6 +56,29 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("awp_env_client", default=None)
+"""Whose share of the live pool the request's new session uses (set by `ClientOwners`)."""
+
+
+@runtime_checkable
+class Claimable(Protocol):
+    """An environment whose live sandboxes count against one client's share of the pool."""
+
+    def claim(self, owner: str | None) -> None:
+        """Count this session's sandboxes against `owner` (None: the operator's)."""
+        ...
+
+
+def client_owner(scope: Scope) -> str | None:
+    """The pool owner a connection's sessions count against.
+
+    A client on this machine is the operator (a local trainer), bound by the pool's capacity
+    only; any other address is one person, with `AWP_LIVE_PER_PERSON` places at most.
+    """
+    client = scope.get("client")
+    host = client[0] if client else ""
+    return None if not host or is_loopback(host) else f"openenv:{host}"
 
 
 def check_exposure(host: str, token: str) -> None:
@@ -103,6 +132,7 @@ def build_service(
             max_concurrent_envs=max_sessions, session_timeout=idle_timeout_s
         ),
     )
+    claim_sessions(server)
     app = FastAPI(title="OpenEnv Environment HTTP API", version="1.0.0")
     ours = HttpSessions(server, action_cls).register(app)
     server.register_routes(app)
@@ -116,8 +146,25 @@ def build_service(
             and route.endpoint not in ours[route.path]
         )
     ]
-    gated: ASGIApp = IdleWebSockets(app, idle_timeout_s)
+    gated: ASGIApp = ClientOwners(IdleWebSockets(app, idle_timeout_s))
     return TokenGate(gated, token) if token else gated
+
+
+def claim_sessions(server: HTTPEnvServer) -> None:
+    """Make every session the SDK opens (HTTP or WebSocket) claimed by its request's client.
+
+    The SDK builds a session's environment in an executor thread, where the request's context
+    is gone, so the claim is made once the session exists, still in the request's task.
+    """
+    create = server._create_session
+
+    async def create_claimed() -> tuple[str, Environment]:
+        session_id, env = await create()
+        if isinstance(env, Claimable):
+            env.claim(CLIENT.get())
+        return session_id, env
+
+    server._create_session = create_claimed
 
 
 class HttpSessions:
@@ -149,6 +196,7 @@ class HttpSessions:
         """Start an episode: in the session named, else in a new one (counted by the cap)."""
         body = await _body(request)
         session_id = request.headers.get(SESSION_HEADER) or body.pop("session_id", None)
+        opened = False
         if session_id:
             env = self._env(session_id)
             if isinstance(env, JSONResponse):
@@ -158,9 +206,17 @@ class HttpSessions:
                 session_id, env = await self.server._create_session()
             except SessionCapacityError as exc:
                 return _refusal(503, f"{exc}; close a session or wait for one to idle out.")
+            opened = True
         allowed = {"seed", "episode_id", "index"}
         options = {key: value for key, value in body.items() if key in allowed}
-        observation = await self.server._run_in_session_executor(session_id, env.reset, **options)
+        try:
+            observation = await self.server._run_in_session_executor(
+                session_id, env.reset, **options
+            )
+        except AWPError as exc:  # the live pool is full: the message says how long to wait
+            if opened:
+                await self.server._destroy_session(str(session_id))
+            return _refusal(503, str(exc))
         self.server._update_session_activity(session_id)
         return _observation(session_id, observation)
 
@@ -272,6 +328,18 @@ class IdleWebSockets:
                     raise
 
         await self.app(scope, watched, sending)
+
+
+class ClientOwners:
+    """Note each request's client (`CLIENT`), whose share of the live pool its sessions use."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Set `CLIENT` for the request's task, then pass it on."""
+        CLIENT.set(client_owner(scope))
+        await self.app(scope, receive, send)
 
 
 class TokenGate:

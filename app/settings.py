@@ -68,6 +68,18 @@ class Settings(BaseSettings):
         default=3, description="Retries on 429/5xx/connection errors, with backoff."
     )
     concurrency: int = Field(default=8, description="Requests in flight at once in a batch.")
+    steps_per_person: int = Field(
+        default=1,
+        ge=1,
+        description="Engine steps one person of the web app may have running or waiting at once "
+        "(a further one is refused until one ends).",
+    )
+    anonymous_max_new_tokens: int = Field(
+        default=2048,
+        ge=1,
+        description="Completion token budget of a web app step by someone who is not signed in "
+        "(what they ask for beyond it is cut to it).",
+    )
     device: str = Field(default="cpu", description="Torch device for in-process engines.")
     vllm_memory_utilization: float = Field(
         default=0.9,

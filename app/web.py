@@ -17,13 +17,12 @@ from huggingface_hub import get_token
 from starlette.middleware import Middleware
 
 from app.auth import Auth
-from app.context import AppContext
+from app.context import AppContext, simulate_concurrency
 from app.identity import IdentityCookie
-from app.settings import Settings
 from backend.compare.contenders import parse_contenders
 from backend.data.bundled import load_bundled
 from backend.engines import load_builtin_engines
-from backend.engines.base import ENGINES, engine_spec
+from backend.engines.base import ENGINES
 from backend.export.records import ExportContext
 from backend.training.config import TrainConfig
 from storage.agreement import agreement
@@ -46,17 +45,6 @@ def seed_bundled(store: TrajectoryStore) -> int:
     """Store the bundled recordings that are not stored yet; returns how many were added."""
     missing = [t for t in load_bundled() if not store.exists(t.id)]
     return store.upsert_many(missing) if missing else 0
-
-
-def simulate_concurrency(settings: Settings) -> int:
-    """Engine calls the queue runs at once.
-
-    An in-process engine generates one request at a time (the transformers engine holds a lock),
-    so running more in parallel only hides the queue position from waiting users; a server
-    (vLLM, SGLang) batches concurrent requests, so it gets `settings.concurrency`.
-    """
-    in_process = engine_spec(settings.engine).capabilities.in_process
-    return 1 if in_process else max(1, settings.concurrency)
 
 
 def build_services(context: AppContext, auth: Auth) -> Services:
@@ -101,6 +89,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         live=context.live_pool,
         prompts=context.prompts,
         start_training=partial(start_training, context),
+        fair=context.fair_use,
     )
 
 

@@ -55,3 +55,7 @@ class SchemaOutOfDateError(AWPError):
 
 class LiveEnvironmentError(AWPError):
     """A live environment could not start, died, or is not available on this machine."""
+
+
+class BusyError(AWPError):
+    """The person already uses their share of the engine; they may step again once it frees."""

@@ -78,6 +78,8 @@ class NewSession:
         parent_session_id: the session it branches from (its steps before `branched_at` are
             shared, not copied).
         branched_at: how many of the parent's steps it keeps.
+        complete: False for an episode that has not ended yet (`Recorder.end_session` ends
+            it); a killed process leaves its episode incomplete, and exports leave it out.
     """
 
     domain: str
@@ -94,6 +96,7 @@ class NewSession:
     bench_run_id: int | None = None
     parent_session_id: int | None = None
     branched_at: int | None = None
+    complete: bool = True
 
     @classmethod
     def for_request(cls, request: SimRequest, kind: str, **extra: Any) -> NewSession:
@@ -162,6 +165,10 @@ class Recorder(Protocol):
         Raises:
             NotFoundError: `target` names a session that does not exist.
         """
+        ...
+
+    def end_session(self, session_id: int) -> None:
+        """Mark a session created incomplete (an episode) as ended; committed on return."""
         ...
 
     def record_many(self, items: Sequence[tuple[SessionTarget, StepInput]]) -> list[StepRecord]:

@@ -111,12 +111,42 @@ class ArenaStore:
         if domain:
             query = query.where(SessionRow.domain == domain)
         if me is not None:
-            mine = select(RealOrNotVoteRow.id).where(
-                RealOrNotVoteRow.prediction_id == PredictionRow.id,
-                RealOrNotVoteRow.voter_id == me,
-            )
-            query = query.where(~exists(mine))
+            query = query.where(~exists(self._voted_item(me)))
         return query.order_by(votes, func.random())
+
+    @staticmethod
+    def _voted_item(me: int) -> Select:
+        """`me`'s votes on the candidate's item: the same recorded step, engine and model.
+
+        The database's one-vote rule is per `item_key` (`storage.arena_items.item_key`), not
+        per prediction: another prediction of a step `me` voted on (another session replaying
+        the same recording) is the same item, and offering it only got the vote refused.
+        """
+        step, owner = aliased(StepRow), aliased(SessionRow)
+        same_origin = or_(
+            owner.base_trajectory_id == SessionRow.base_trajectory_id,
+            and_(
+                owner.base_trajectory_id.is_(None),
+                SessionRow.base_trajectory_id.is_(None),
+                owner.id == SessionRow.id,
+            ),
+        )
+        voted = aliased(PredictionRow)
+        return (
+            select(RealOrNotVoteRow.id)
+            .join(voted, voted.id == RealOrNotVoteRow.prediction_id)
+            .join(step, step.id == voted.step_id)
+            .join(owner, owner.id == step.session_id)
+            .where(
+                RealOrNotVoteRow.voter_id == me,
+                RealOrNotVoteRow.engine == PredictionRow.engine,
+                RealOrNotVoteRow.model == PredictionRow.model,
+                owner.domain == SessionRow.domain,
+                step.index == StepRow.index,
+                step.action == StepRow.action,
+                same_origin,
+            )
+        )
 
     def next_real(self, voter: str, domain: str | None = None) -> RealItem | None:
         """The next "Which one is real?" item for `voter`, the real side drawn at random."""

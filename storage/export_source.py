@@ -56,7 +56,7 @@ def _batch(
         select(PredictionRow, StepRow, SessionRow)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
         .join(SessionRow, SessionRow.id == StepRow.session_id)
-        .where(PredictionRow.id > after)
+        .where(PredictionRow.id > after, SessionRow.complete.is_(True))
     )
     annotated = select(AnnotationRow.id).where(AnnotationRow.prediction_id == PredictionRow.id)
     if query.domain is not None:

@@ -137,3 +137,5 @@ class SessionSummary:
     steps: int
     created_at: datetime
     updated_at: datetime
+    complete: bool = True
+    """False for an episode that has not ended (still running, or its process was killed)."""

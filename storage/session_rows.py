@@ -270,6 +270,7 @@ def insert_session(session: Session, new: NewSession, prediction: Prediction | N
         bench_run_id=new.bench_run_id,
         parent_session_id=new.parent_session_id,
         branched_at=new.branched_at if new.parent_session_id is not None else None,
+        complete=new.complete,
     )
     session.add(row)
     session.flush()
@@ -328,6 +329,7 @@ def session_summaries(
             steps=steps,
             created_at=row.created_at,
             updated_at=row.updated_at,
+            complete=row.complete,
         )
         for row, steps in session.execute(query.limit(limit).offset(offset))
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 
 from backend.errors import NotFoundError
@@ -86,6 +86,17 @@ class SessionStore:
                 if attempt == RECORD_ATTEMPTS:
                     raise
         raise RuntimeError("unreachable: the last attempt returns or raises")
+
+    def end_session(self, session_id: int) -> None:
+        """Mark an episode's session ended (see `Recorder.end_session`); an unknown id is none.
+
+        Until then a rollout episode's session reads incomplete, so a process killed in the
+        middle of an episode leaves it marked, and exports leave it out.
+        """
+        with session_scope(self._factory) as session:
+            session.execute(
+                update(SessionRow).where(SessionRow.id == session_id).values(complete=True)
+            )
 
     def record_many(self, items: Sequence[tuple[SessionTarget, StepInput]]) -> list[StepRecord]:
         """Store many steps in one transaction, committed on return (see `Recorder`).

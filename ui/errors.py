@@ -30,6 +30,7 @@ TITLES: dict[type[Exception], str] = {
     errors.ConflictError: "Changed by someone else",
     errors.ExportError: "Export failed",
     errors.SchemaOutOfDateError: "Database out of date",
+    errors.BusyError: "One step at a time",
     AccessDeniedError: "Not allowed",
 }
 

@@ -24,6 +24,7 @@ from backend.engines.base import chosen_model as chosen_model
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
+from backend.fair_use import FairUse
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
 from backend.training.config import TrainConfig
@@ -187,6 +188,7 @@ class Services:
         contenders: what arena battles draw from.
         judge: builds the rubric judge: with no arguments the one of the "Judge this" buttons.
         judge_item: a stored prediction as a judge item.
+        fair: how people share the engine: the model queue, the baseline lane, the budgets.
         bootstrap_rounds: resamples behind each arena rating interval.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
@@ -217,6 +219,7 @@ class Services:
     contenders: tuple[Contender, ...]
     judge: JudgeFactory
     judge_item: Callable[[int], JudgeItem]
+    fair: FairUse
     bootstrap_rounds: int = 100
     simulate_concurrency: int = 1
     hf_login: bool = False
@@ -228,6 +231,9 @@ class Services:
     def choose_engine(self, user: User, **controls: Any) -> EngineChoice:
         """The engine panel's choice, checked against what `user` may change.
 
+        Someone who is not signed in (admins excepted) gets at most
+        `AWP_ANONYMOUS_MAX_NEW_TOKENS` per step: what they ask beyond it is cut to it.
+
         Only admins may point an engine at another server or pick another model than the
         configured one (or none, the engine's default). On a public Space, a free URL would let
         anyone make the server call any address, a free local model folder would load anything
@@ -237,7 +243,7 @@ class Services:
             AccessDeniedError: a non-admin changed the server URL or the model.
             BadInputError: a sampling value is out of range.
         """
-        choice = EngineChoice.from_controls(**controls)
+        choice = self._budgeted(EngineChoice.from_controls(**controls), user)
         tuned = self.tuned_model.path
         if tuned and choice.engine == "transformers" and choice.model in ("", self.defaults.model):
             # An admin made a trained model the Playground's: it stands in for the default.
@@ -254,3 +260,11 @@ class Services:
                 f"({self.defaults.model or 'the engine default'})."
             )
         return choice
+
+    def _budgeted(self, choice: EngineChoice, user: User) -> EngineChoice:
+        """`choice` with the completion budget `user` may use (see `FairUse.budget`)."""
+        asked = choice.params.max_new_tokens
+        budget = self.fair.budget(asked, user.logged_in or user.is_admin)
+        if budget == asked:
+            return choice
+        return replace(choice, params=choice.params.model_copy(update={"max_new_tokens": budget}))

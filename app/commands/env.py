@@ -121,7 +121,11 @@ def build_app(options: dict[str, Any]) -> tuple[Any, Any]:
         token = settings.env_token.get_secret_value()
         check_exposure(options["host"], token)
         env = env_options(
-            settings, backing_named(options["env"]), options["max_steps"], options["record"]
+            settings,
+            backing_named(options["env"]),
+            options["max_steps"],
+            options["record"],
+            parts.context.live_pool,
         )
         specs = episode_specs(options["domain"], options["tasks"])
         stores = parts.context.sessions, parts.context.trajectories  # used only when recording

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     CheckConstraint,
     Float,
     ForeignKey,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -64,7 +66,9 @@ class SessionRow(TimestampMixin, Base):
     prediction exists once (the annotation queue never shows a copy) and a branch dies with its
     parent. `base_trajectory_id` is the recording the session started from; `prompt_context`
     the task and tool definitions its prompts were filled with (`backend.types.PromptContext`);
-    `bench_run_id` the benchmark run whose predictions it holds.
+    `bench_run_id` the benchmark run whose predictions it holds. `complete` is False for an
+    episode (kind `rollout`) that has not ended: still running, or cut off when its process was
+    killed; exports and the review queues leave such sessions out.
     """
 
     __tablename__ = "session"
@@ -96,6 +100,7 @@ class SessionRow(TimestampMixin, Base):
         ForeignKey("session.id", ondelete="CASCADE"), index=True
     )
     branched_at: Mapped[int | None] = mapped_column(Integer)
+    complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="session",

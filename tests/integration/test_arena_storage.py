@@ -139,3 +139,25 @@ def test_the_queue_keeps_an_item_until_overlap_annotators_did_it(database) -> No
         assert queue.claim_next(name) is None  # never the same item twice
     assert queue.claim_next("cy") is None  # two annotators did it: it left the queue
     assert AnnotationQueue(database.session_factory).claim_next("cy") is not None  # no limit
+
+
+def test_which_one_is_real_never_offers_an_item_voted_on_through_another_prediction(
+    database,
+) -> None:
+    sessions = SessionStore(database.session_factory)
+    step_id, first = step(sessions, "bench", "web", "transformers", "the real page")
+    # A second prediction of the same step by the same model: the same item for the vote rule.
+    again = sessions.add_prediction(
+        step_id, fake_prediction("transformers says", engine="transformers", model="m")
+    )
+    other_step, other = step(sessions, "bench", "web", "transformers", "another real page")
+    store = ArenaStore(database.session_factory, overlap=3, rng=random.Random(1))
+    voted = store.real_item(first, "A")
+    store.vote_real(voted, "ann", "A", 2)
+    offered = store.next_real("ann")
+    assert offered is not None and offered.prediction_id == other  # not `again`
+    assert store.count_real("ann") == 1
+    store.vote_real(offered, "ann", "B", 1)
+    assert store.next_real("ann") is None and store.count_real("ann") == 0
+    assert store.next_real("bob") is not None and store.count_real("bob") == 3
+    assert again != first and other_step != step_id

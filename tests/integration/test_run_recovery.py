@@ -17,6 +17,7 @@ import pytest
 
 from app.context import build_context
 from backend.envs.sim.report import EpisodeRow
+from storage.export_source import ExportQuery, iter_export_records
 from storage.models import RunStatus
 from storage.run_kinds import RolloutRun
 from storage.runs import DIED
@@ -82,6 +83,18 @@ def test_a_killed_rollout_is_interrupted_and_keeps_only_complete_episodes(
     assert len(kept) >= 2 and not (out / "summary.json").exists()
     with build_context(data_dir=tmp_path / "data") as context:  # the next start
         [run] = context.runs.list_runs(RolloutRun)
+        episodes = context.sessions.list_sessions(limit=10_000)
+        exported = {
+            record.session_id
+            for record in iter_export_records(
+                context.database.session_factory, ExportQuery(annotated_only=False)
+            )
+        }
+    # One episode at a time (--batch 1): at most the one cut off reads incomplete, every
+    # written episode's session is complete, and exports hold complete episodes only.
+    incomplete = {s.id for s in episodes if not s.complete}
+    assert len(incomplete) <= 1 and len(episodes) - len(incomplete) >= len(kept)
+    assert exported and not exported & incomplete
     assert run.status == RunStatus.INTERRUPTED.value and not run.results
     assert run.done >= len(kept) and run.done < run.total
     if how == signal.SIGKILL:

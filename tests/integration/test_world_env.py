@@ -130,3 +130,25 @@ def test_a_vector_step_is_stored_in_one_transaction(database) -> None:
         assert len(stored.steps) == 2
         names = {score.name for score in stored.steps[1].predictions[0].scores}
         assert "reward.reference" in names and len(names) > 1
+
+
+def test_an_episode_reads_incomplete_until_it_ends_and_exports_leave_it_out(database) -> None:
+    from storage.export_source import ExportQuery, iter_export_records
+
+    store = SessionStore(database.session_factory)
+    trajectory = recording("terminal")
+    options = EnvOptions(max_steps=len(trajectory.turns))
+    reward = build_reward("reference", RewardOptions())
+    env = WorldEnv(simulator("oracle"), reward, options, store)
+    env.reset(EpisodeSpec.from_trajectory(trajectory))
+    env.step(trajectory.turns[0].action)
+    everything = ExportQuery(annotated_only=False)
+    [listed] = store.list_sessions()
+    assert not listed.complete  # cut off here (a killed process) it stays marked
+    assert list(iter_export_records(database.session_factory, everything)) == []
+    for turn in trajectory.turns[1:]:
+        env.step(turn.action)
+    [listed] = store.list_sessions()
+    assert listed.complete
+    exported = list(iter_export_records(database.session_factory, everything))
+    assert len(exported) == len(trajectory.turns)

@@ -53,6 +53,7 @@ STEP_OUTPUTS = (
     "scores",
     "diff",
     "timeline",
+    "queue",
 )
 """Outputs of /load_turn, /step, /rewind and /branch (the session state is hidden)."""
 

@@ -17,6 +17,7 @@ from backend.stepping import MAX_SAMPLES
 from ui.errors import inline
 from ui.futures import Futures, FuturesService
 from ui.pages.engine_panel import EnginePanel
+from ui.queueing import blocking_turn
 from ui.renderers import render as render_observation
 from ui.renderers.base import esc
 from ui.services import Services
@@ -121,11 +122,12 @@ def wire(
     ) -> dict[Any, str]:
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
-        if mode == CANDIDATES:
-            candidates = [first, second, third, fourth]
-            futures = service.candidates(session, candidates, choice, user.name)
-        else:
-            futures = service.samples(session, typed, choice, int(k), user.name)
+        with blocking_turn(services, request, choice.engine):
+            if mode == CANDIDATES:
+                candidates = [first, second, third, fourth]
+                futures = service.candidates(session, candidates, choice, user.name)
+            else:
+                futures = service.samples(session, typed, choice, int(k), user.name)
         return {
             section.summary: summary_html(futures),
             section.grid: grid_html(futures, session.domain),
@@ -138,6 +140,5 @@ def wire(
         [section.summary, section.grid],
         inputs_kwargs=engine.kwargs,
         api_name="futures",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+        concurrency_limit=None,  # `services.fair` queues it (see ui.queueing)
     )

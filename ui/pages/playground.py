@@ -21,6 +21,7 @@ from ui.pages import (
 from ui.pages.engine_panel import EnginePanel
 from ui.pages.playground_start import StartControls
 from ui.play import Done, Playground
+from ui.queueing import waited_turn
 from ui.services import Services
 from ui.session import PlaySession
 
@@ -48,6 +49,7 @@ class PlaygroundPage:
     check: gr.Markdown
     step: gr.Button
     stop: gr.Button
+    queue: gr.Markdown
     view: playground_view.StepView
     position: gr.Number
     rewind: gr.Button
@@ -91,6 +93,8 @@ def render(services: Services) -> PlaygroundPage:
             with gr.Row():
                 step = gr.Button("Step ▶", variant="primary", elem_id="pg-step", scale=3)
                 stop = gr.Button("Stop", variant="stop", elem_id="pg-stop", scale=1)
+            # While a step waits for the model: how many steps are ahead of it.
+            queue = gr.Markdown("", elem_id="pg-queue")
             view = playground_view.render("pg", playground_view.present(session))
             with gr.Row():
                 position = gr.Number(
@@ -110,6 +114,7 @@ def render(services: Services) -> PlaygroundPage:
         check,
         step,
         stop,
+        queue,
         view,
         position,
         rewind,
@@ -123,7 +128,7 @@ def render(services: Services) -> PlaygroundPage:
 def wire(page: PlaygroundPage, services: Services) -> None:
     """Bind the page's events to the playground service."""
     playground = Playground(services)
-    shown = [page.state, page.action, page.position, *page.view.outputs]
+    shown = [page.state, page.action, page.position, *page.view.outputs, page.queue]
 
     def present(session: PlaySession) -> dict[gr.components.Component, Any]:
         return {
@@ -131,6 +136,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
             page.action: playground_view.next_action(session),
             page.position: len(session.steps),
             **dict(zip(page.view.outputs, playground_view.present(session), strict=True)),
+            page.queue: "",
         }
 
     def select_domain(domain: str) -> dict:
@@ -182,19 +188,25 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
         try:
-            for event in playground.step(session, action, choice, user.name):
-                if isinstance(event, Done):
-                    yield present(event.session)
-                else:
-                    yield playground_view.streaming(page.view, event)
+            with waited_turn(services, request, choice.engine) as turn:
+                for line in turn:
+                    yield {page.queue: line}
+                for event in playground.step(session, action, choice, user.name):
+                    if isinstance(event, Done):
+                        yield present(event.session)
+                    else:
+                        yield playground_view.streaming(page.view, event)
         except Exception as exc:
             # Clear every panel of the previous step before the error is shown.
             message = str(exc) if isinstance(exc, AWPError) else GENERIC_MESSAGE
-            yield playground_view.failed(page.view, session, action, message)
+            yield {**playground_view.failed(page.view, session, action, message), page.queue: ""}
             raise
 
     def stopped(session: PlaySession, action: str) -> dict:
-        return playground_view.failed(page.view, session, action, "You stopped it.")
+        return {
+            **playground_view.failed(page.view, session, action, "You stopped it."),
+            page.queue: "",
+        }
 
     def rewind(session: PlaySession, keep: float | None) -> dict:
         return present(playground.rewind(session, int(keep or 0)))
@@ -285,14 +297,15 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         show_progress="hidden",
         **cheap,
     )
+    # No Gradio concurrency limit: `services.fair` queues model steps fairly (showing each
+    # person their place) and lets baseline steps through at once.
     stepping = page.step.click(
         guarded(step),
         [page.state, page.action],
         shown,
         inputs_kwargs=page.engine.kwargs,
         api_name="step",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+        concurrency_limit=None,
         validator=check_step,
         show_progress_on=[page.view.predicted],
     )

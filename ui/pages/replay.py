@@ -14,6 +14,7 @@ from ui.errors import inline
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.play import Playground
+from ui.queueing import blocking_turn
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
@@ -194,9 +195,10 @@ def wire(page: ReplayPage, services: Services) -> None:
         choice = services.choose_engine(user, **controls)
         owner = user.name
         label = f"{choice.engine} · {choice.history_mode.value}"
-        for session in run_trajectory(playground, state.trajectory, choice, owner):
-            state = replace(state, run=session, label=label)
-            yield {page.state: state, page.strip: strip(state), **show_turn(page, state, turn)}
+        with blocking_turn(services, request, choice.engine):
+            for session in run_trajectory(playground, state.trajectory, choice, owner):
+                state = replace(state, run=session, label=label)
+                yield {page.state: state, page.strip: strip(state), **show_turn(page, state, turn)}
 
     page.domain.change(
         inline(select_domain, page.message),
@@ -227,7 +229,6 @@ def wire(page: ReplayPage, services: Services) -> None:
         [page.state, page.strip, *page.turn_outputs, page.message],
         inputs_kwargs=page.engine.kwargs,
         api_name="replay_run",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+        concurrency_limit=None,  # `services.fair` queues it (see ui.queueing)
     )
     page.stop.click(None, None, None, cancels=[running], api_name="replay_stop", queue=False)

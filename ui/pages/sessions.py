@@ -95,7 +95,7 @@ def rows(summaries: list[SessionSummary]) -> list[list[Any]]:
         [
             s.id,
             s.domain,
-            s.kind,
+            s.kind if s.complete else f"{s.kind} (incomplete)",
             s.engine,
             s.model,
             s.steps,

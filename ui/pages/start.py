@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import gradio as gr
@@ -17,6 +18,7 @@ from backend.engines.base import engine_spec
 from storage.models import SessionKind
 from ui.errors import inline
 from ui.play import Done, Playground
+from ui.queueing import blocking_turn
 from ui.renderers.base import esc
 from ui.replay import run_trajectory
 from ui.services import EngineChoice, Services
@@ -204,16 +206,23 @@ def wire(page: StartPage, services: Services) -> None:
             + _last_step(session)
         }
 
-    for button, fn, name in (
-        (page.oracle, oracle, "demo_oracle"),
-        (page.shell, shell, "demo_shell"),
-        (page.embedded, embedded, "demo_embedded"),
+    def in_turn(fn: Callable[[gr.Request], dict], engine: str) -> Callable[[gr.Request], dict]:
+        # `services.fair` queues a model demo behind other model steps; the oracle's runs at once.
+        def taken(request: gr.Request) -> dict:
+            with blocking_turn(services, request, engine):
+                return fn(request)
+
+        return taken
+
+    for button, fn, engine, name in (
+        (page.oracle, oracle, "oracle", "demo_oracle"),
+        (page.shell, shell, shell_engine(services), "demo_shell"),
+        (page.embedded, embedded, EMBEDDED, "demo_embedded"),
     ):
         button.click(
-            inline(fn, page.result),
+            inline(in_turn(fn, engine), page.result),
             None,
             page.result,
             api_name=name,
-            concurrency_limit=services.simulate_concurrency,
-            concurrency_id="simulate",
+            concurrency_limit=None,
         )

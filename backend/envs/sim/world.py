@@ -300,12 +300,16 @@ class WorldEnv:
         return Completed(result, item)
 
     def stored(self, completed: Completed, record: StepRecord | None) -> None:
-        """Note where the step was stored (None: it was not) and keep the live trajectory."""
-        if record is None:
-            return
-        self.session_id = record.session_id
-        completed.result.info.update(session_id=record.session_id, step_id=record.step_id)
-        self._keep_live()
+        """Note where the step was stored (None: it was not), and keep the live trajectory.
+
+        An episode that ended is marked so in storage; until then it reads incomplete.
+        """
+        if record is not None:
+            self.session_id = record.session_id
+            completed.result.info.update(session_id=record.session_id, step_id=record.step_id)
+            self._keep_live()
+        if self.done and self.session_id is not None and self.recorder is not None:
+            self.recorder.end_session(self.session_id)
 
     def _store(
         self,
@@ -333,7 +337,7 @@ class WorldEnv:
         if self.recorder is None:
             return info, None
         target = self.session_id or NewSession.for_request(
-            request, SESSION_KIND, **self._engine_names(), **self._base()
+            request, SESSION_KIND, **self._engine_names(), **self._base(), complete=False
         )
         reward = StoredScore(
             f"reward.{self.reward.name}",

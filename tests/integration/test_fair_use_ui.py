@@ -1,0 +1,89 @@
+"""Fair engine use through the real app (gradio_client): lanes, places, shares and budgets.
+
+A model step "in flight" is a place taken in the app's own `FairUse` (the one every page
+uses), which stands for a long model step of another person; every step asserted on is a real
+`/step` of the real app. Nothing here reads a clock: it asserts what had finished when.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from tests.support.app_server import RunningApp, free_port, named, start_app
+
+USERS = "ann:pa,bob:pb"
+RECORDING = ("terminal", "mkrww/errors", 0)
+POLL_S = 0.2
+BOUND = 150  # polls at most, so a broken queue fails instead of hanging
+
+
+def session_of(status: str) -> int:
+    return int(re.search(r"of session #(\d+)", status).group(1))  # type: ignore[union-attr]
+
+
+def wait_until(condition) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(BOUND):
+        if condition():
+            return
+        time.sleep(POLL_S)
+    pytest.fail("the condition never held")
+
+
+def test_a_baseline_step_passes_model_steps_and_a_waiting_step_sees_its_place(
+    tmp_path: Path,
+) -> None:
+    # The openai engine's server does not exist: a model step that gets its turn fails fast.
+    settings = {
+        "base_url": f"http://127.0.0.1:{free_port()}/v1",
+        "max_retries": 0,
+        "concurrency": 1,
+    }
+    app: RunningApp = start_app(tmp_path / "app", settings=settings, users=USERS)
+    fair = app.context.fair_use
+    try:
+        long_step = fair.admit("someone else", instant=False)  # holds the one model slot
+        ann = Client(app.url, auth=("ann", "pa"), verbose=False)
+        loaded = named(ann.predict(*RECORDING, api_name="/load_turn"))
+        waiting = ann.submit(loaded["action"], engine="openai", api_name="/step")
+        wait_until(lambda: fair.in_flight() == (1, 1))
+        wait_until(lambda: any("1 step is ahead of you" in str(o) for o in waiting.outputs()))
+
+        bob = Client(app.url, auth=("bob", "pb"), verbose=False)
+        mine = named(bob.predict(*RECORDING, api_name="/load_turn"))
+        done = named(bob.predict(mine["action"], engine="persistence", api_name="/step"))
+        assert "persistence" in done["status"]
+        assert fair.in_flight() == (1, 1) and not waiting.done()  # both model steps still there
+
+        again = Client(app.url, auth=("ann", "pa"), verbose=False)  # ann's second tab
+        named(again.predict(*RECORDING, api_name="/load_turn"))
+        with pytest.raises(Exception, match="already have a step"):
+            again.predict(loaded["action"], engine="persistence", api_name="/step")
+
+        long_step.release()
+        wait_until(waiting.done)
+        assert fair.in_flight() == (0, 0)
+    finally:
+        app.close()
+
+
+def test_an_anonymous_visitors_budget_is_cut(tmp_path: Path) -> None:
+    app = start_app(
+        tmp_path / "app", anonymous_role="annotator", settings={"anonymous_max_new_tokens": 32}
+    )
+    try:
+        client = Client(app.url, verbose=False)
+        loaded = named(client.predict(*RECORDING, api_name="/load_turn"))
+        out = named(
+            client.predict(
+                loaded["action"], engine="persistence", max_new_tokens=262144, api_name="/step"
+            )
+        )
+        stored = app.context.sessions.load_session(session_of(out["status"]))
+        assert stored.params["max_new_tokens"] == 32
+    finally:
+        app.close()
