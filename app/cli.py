@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "app.commands.arena",
     "app.commands.export",
     "app.commands.train",
+    "app.commands.train_agent",
     "app.commands.serve",
 )
 

@@ -70,6 +70,13 @@ def domain_problems(
         problems.append(f"{entry}: no metric set registered under its name (DOMAIN_SETS)")
     if domain.finish is not None and not domain.finish.hint:
         problems.append(f"{entry}: a finish test without the hint that tells the agent about it")
+    if domain.finish is not None and domain.finish.action:
+        try:
+            finish = domain.finish.test(domain.validate(domain.finish.action, PromptContext()))
+        except Exception:  # a finish action the domain refuses is the finding
+            finish = False
+        if not finish:
+            problems.append(f"{entry}: its finish action is not a valid finish action")
     if domain.live and name not in live:
         problems.append(f"{entry}: declares live=True but registers no live environment (LIVE)")
     if not domain.live and name in live:

@@ -30,7 +30,7 @@ def rollout(
     agent: Annotated[
         str,
         typer.Option(
-            help=f"`{REPLAY}`, `random[:SEED]`, `scripted` or ENGINE[:MODEL][@T]; several, "
+            help=f"`{REPLAY}`, `random[:SEED]`, `scripted[:SHARE]` or ENGINE[:MODEL][@T]; several, "
             "comma-separated, are ranked (with --sim-to-real: the policy leaderboard)."
         ),
     ] = "transformers",

@@ -28,10 +28,14 @@ class Finish:
     Attributes:
         test: whether a canonical action is the finish action (backend.domains.finish).
         hint: one sentence for the agent prompt saying how to finish.
+        action: the finish action itself, canonical, where it needs no arguments: what a
+            harness sends for an episode that stopped short of it, so that the live check runs
+            on the state the episode ended in ("": it takes arguments, so none is sent).
     """
 
     test: FinishTest
     hint: str
+    action: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ HYBRID = RoutingPolicy(
     )
 )
 
+SUBMIT = '{"name": "submit", "arguments": {}}'
 EXAMPLE = '{"name": "bash", "arguments": {"command": "python -m pytest tests/test_api.py -x -q"}}'
 
 
@@ -51,7 +52,11 @@ SWE = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="text",
-        finish=Finish(tool_named("submit"), 'When done, call {"name": "submit", "arguments": {}}.'),
+        finish=Finish(
+            tool_named("submit"),
+            f"When done, call {SUBMIT}.",
+            action=SUBMIT,
+        ),
         live=True,
         hybrid=HYBRID,
     ),

@@ -67,7 +67,9 @@ TERMINAL = DOMAINS.register(
         validate=validate,
         renderer="terminal",
         finish=Finish(
-            empty_batch, "When the task is complete, send the empty action [] to confirm."
+            empty_batch,
+            "When the task is complete, send the empty action [] to confirm.",
+            action="[]",
         ),
         live=True,
     ),

@@ -8,52 +8,15 @@ import pytest
 
 from backend.envs.live.base import live_kind
 from backend.envs.live.mcp import McpEnvironment
-from backend.envs.live.mcp_servers import FILES, SERVER_SETS
+from backend.envs.live.mcp_servers import SERVER_SETS
 from tests.support.live import call, live_config, skip_unless_live
 
 pytestmark = skip_unless_live("mcp")
 
 REPO = "/home/user/repo"
 NOTES = "/home/user/files/notes"
-SOLUTIONS = {
-    "git": [
-        call("git_add", repo_path=REPO, files=["intervals/merge.py"]),
-        call("git_commit", repo_path=REPO, message="Merge intervals that touch"),
-    ],
-    "filesystem": [
-        call(
-            "write_file",
-            path=f"{NOTES}/todo.txt",
-            content=FILES["notes/todo.txt"] + "- buy the blender\n",
-        )
-    ],
-    "filesystem-write": [call("write_file", path=f"{NOTES}/shopping.txt", content="mug\nkettle\n")],
-    "filesystem-move": [
-        call("create_directory", path="/home/user/files/archive"),
-        call(
-            "move_file", source=f"{NOTES}/ideas.md", destination="/home/user/files/archive/ideas.md"
-        ),
-    ],
-    "memory": [
-        call(
-            "create_entities",
-            entities=[
-                {"name": "Alice", "entityType": "person", "observations": ["engineer at Acme"]},
-                {"name": "Bob", "entityType": "person", "observations": []},
-            ],
-        ),
-        call(
-            "create_relations", relations=[{"from": "Alice", "to": "Bob", "relationType": "knows"}]
-        ),
-    ],
-    "memory-forget": [call("delete_entities", entityNames=["Carol"])],
-    "memory-observe": [
-        call(
-            "add_observations", observations=[{"entityName": "Bob", "contents": ["speaks French"]}]
-        )
-    ],
-}
-"""A scripted solution of every checked task: its tool calls, in order."""
+SOLUTIONS = {task.name: task.solution for task in live_kind("mcp").tasks() if task.solution}
+"""The scripted solution of every checked task (the `scripted` agent's): its tool calls."""
 
 NO_OPS = {
     "git": call("git_status", repo_path=REPO),

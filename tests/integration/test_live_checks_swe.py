@@ -12,24 +12,8 @@ from tests.support.live import call, live_config, skip_unless_live
 
 pytestmark = skip_unless_live("swe")
 
-SOLUTIONS = {
-    "checkout": (
-        "/testbed/checkout/cart.py",
-        "self.subtotal() * self.discount_percent / 100",
-        "self.subtotal() * (100 - self.discount_percent) / 100",
-    ),
-    "csvstats": ("/testbed/csvstats/stats.py", "for row in rows if", "for row in rows[1:] if"),
-    "intervals": ("/testbed/intervals/merge.py", "start < merged", "start <= merged"),
-    "romans": (
-        "/testbed/romans/numerals.py",
-        "return sum(VALUES[letter] for letter in numeral.upper())",
-        "values = [VALUES[letter] for letter in numeral.upper()]\n"
-        "    return sum(-v if v < after else v for v, after in zip(values, [*values[1:], 0]))",
-    ),
-    "slugify": ("/testbed/slugify/slug.py", '"[^a-z0-9]"', '"[^a-z0-9]+"'),
-    "wordfreq": ("/testbed/wordfreq/counter.py", "findall(text)", "findall(text.lower())"),
-}
-"""A scripted solution of every shipped task: one `str_replace` of the bug."""
+SOLUTIONS = {task.name: task.solution for task in live_kind("swe").tasks()}
+"""The scripted solution of every shipped task (the `scripted` agent's): a fix, then `submit`."""
 
 CONFTEST_PASSES_ALL = """import pytest
 
@@ -50,10 +34,12 @@ def swe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SweEnvironment]:
     env.close()
 
 
-def _fix(swe: SweEnvironment, task: str) -> None:
-    path, old, new = SOLUTIONS[task]
-    edit = call("str_replace_editor", command="str_replace", path=path, old_str=old, new_str=new)
-    assert "has been edited" in swe.act(edit).observation
+def _fix(swe: SweEnvironment, task: str) -> LiveStep:
+    *edits, submit = SOLUTIONS[task]
+    assert all("has been edited" in swe.act(edit).observation for edit in edits)
+    step = swe.act(submit)
+    assert step.done
+    return step
 
 
 def _submit(swe: SweEnvironment) -> LiveStep:
@@ -66,14 +52,14 @@ def test_every_task_is_checked_and_has_a_scripted_solution() -> None:
     tasks = live_kind("swe").tasks()
     assert len(tasks) >= 6
     assert {task.name for task in tasks} == set(SOLUTIONS)
+    assert all(len(solution) >= 2 for solution in SOLUTIONS.values())
     assert all(task.check is not None and task.check.files is not None for task in tasks)
 
 
 @pytest.mark.parametrize("task", sorted(SOLUTIONS))
 def test_the_check_passes_on_the_scripted_solution(swe: SweEnvironment, task: str) -> None:
     swe.start(task)
-    _fix(swe, task)
-    step = _submit(swe)
+    step = _fix(swe, task)
     assert (step.reward, step.info["tests_passed"]) == (1.0, True), step.info["test_output"]
 
 

@@ -203,7 +203,9 @@ class McpEnvironment:
     def act(self, action: str) -> LiveStep:
         """Call one tool; the server's result or error is the observation.
 
-        After a call the server answered, the task's check runs (see `_checked`).
+        After every call that gets an answer, an error included (an unknown tool, the server's
+        refusal), the task's check runs on the servers' state (see `_checked`): whatever the
+        call did, the state it left is what a task's success is.
 
         Raises:
             BadActionError: the action is not a tool call.
@@ -217,7 +219,7 @@ class McpEnvironment:
         session = connections.sessions.get(call.name)
         if session is None:
             error = {"code": -32602, "message": f"Unknown tool: {call.name}"}
-            return LiveStep(observation=json.dumps({"error": error}), info={"error": True})
+            return self._checked(LiveStep(json.dumps({"error": error}), info={"error": True}))
         timeout = self.config.action_timeout_s
         try:
             result = connections.call(
@@ -227,7 +229,7 @@ class McpEnvironment:
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:  # the server's own answer (or its timeout)
                 error = {"code": exc.code, "message": exc.message}
-                return LiveStep(observation=json.dumps({"error": error}), info={"error": True})
+                return self._checked(LiveStep(json.dumps({"error": error}), info={"error": True}))
             failure: BaseException = exc
         except (concurrent.futures.TimeoutError, ConnectionError, OSError, RuntimeError) as exc:
             failure = exc
@@ -243,8 +245,8 @@ class McpEnvironment:
     def _checked(self, step: LiveStep) -> LiveStep:
         """The step, with the task's check run on the servers' state after it.
 
-        MCP has no end action, so the check runs after every answered call: reward 1 and the
-        end of the episode once it passes, else reward 0.
+        MCP has no end action, so the check runs after every call: reward 1 and the end of
+        the episode once it passes, else reward 0.
         """
         check = self._set.task.check
         if check is None or self._sandbox is None:

@@ -5,7 +5,8 @@ files they work on, made in the sandbox's home before they start: `time` (mcp-se
 start state without a goal), `git` (mcp-server-git on a small repository with history and an
 uncommitted change), `filesystem*` (the npm filesystem server, allowed only `~/files`) and
 `memory*` (the npm knowledge graph server, its file in the home, empty or seeded). Every task
-with a goal carries a check of the server's state (`mcp_checks`).
+with a goal carries a check of the server's state (`mcp_checks`) and a scripted solution (what
+the `scripted` agent plays).
 """
 
 from __future__ import annotations
@@ -190,6 +191,13 @@ MEMORY = Server(
     node=True,
 )
 
+
+def _call(name: str, **arguments: object) -> str:
+    """A tool call in the mcp action format: a step of a task's scripted solution."""
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+_NOTES = f"{HOME}/files/notes"
 _TIME = "mcp-server-time: current time and time-zone conversion"
 _FS = "the npm filesystem server, allowed only ~/files (notes and a price list)"
 _SEEDED = "the npm knowledge-graph memory server, holding Alice, Bob and Carol"
@@ -205,6 +213,12 @@ SERVER_SETS = {
                 "Look at the history and the uncommitted change of the repository at "
                 f"{HOME}/repo, then commit the change with a fitting message.",
                 committed(f"{HOME}/repo", "intervals/merge.py", 3),
+                (
+                    _call("git_add", repo_path=f"{HOME}/repo", files=["intervals/merge.py"]),
+                    _call(
+                        "git_commit", repo_path=f"{HOME}/repo", message="Merge touching intervals"
+                    ),
+                ),
             ),
             (GIT,),
             _git_repo,
@@ -216,6 +230,13 @@ SERVER_SETS = {
                 f"Find the most expensive item in {HOME}/files/data/prices.csv and add buying "
                 "it to the to-do list in notes/todo.txt.",
                 file_contains("notes/todo.txt", "blender", "renew the passport"),
+                (
+                    _call(
+                        "write_file",
+                        path=f"{_NOTES}/todo.txt",
+                        content=FILES["notes/todo.txt"] + "- buy the blender\n",
+                    ),
+                ),
             ),
             (FILESYSTEM,),
             _files,
@@ -227,6 +248,7 @@ SERVER_SETS = {
                 f"Write a new file {HOME}/files/notes/shopping.txt listing the two cheapest "
                 "items of data/prices.csv, one item name a line.",
                 lines_are("notes/shopping.txt", {"mug", "kettle"}),
+                (_call("write_file", path=f"{_NOTES}/shopping.txt", content="mug\nkettle\n"),),
             ),
             (FILESYSTEM,),
             _files,
@@ -237,6 +259,14 @@ SERVER_SETS = {
                 _FS,
                 f"Move {HOME}/files/notes/ideas.md into a new folder {HOME}/files/archive.",
                 moved("notes/ideas.md", "archive/ideas.md", FILES["notes/ideas.md"]),
+                (
+                    _call("create_directory", path=f"{HOME}/files/archive"),
+                    _call(
+                        "move_file",
+                        source=f"{_NOTES}/ideas.md",
+                        destination=f"{HOME}/files/archive/ideas.md",
+                    ),
+                ),
             ),
             (FILESYSTEM,),
             _files,
@@ -247,6 +277,23 @@ SERVER_SETS = {
                 "the npm knowledge-graph memory server, starting empty",
                 "Remember that Alice is an engineer at Acme who knows Bob, then look Alice up.",
                 remembered_with_relation("Alice", "Bob"),
+                (
+                    _call(
+                        "create_entities",
+                        entities=[
+                            {
+                                "name": "Alice",
+                                "entityType": "person",
+                                "observations": ["engineer at Acme"],
+                            },
+                            {"name": "Bob", "entityType": "person", "observations": []},
+                        ],
+                    ),
+                    _call(
+                        "create_relations",
+                        relations=[{"from": "Alice", "to": "Bob", "relationType": "knows"}],
+                    ),
+                ),
             ),
             (MEMORY,),
         ),
@@ -257,6 +304,7 @@ SERVER_SETS = {
                 "Carol has left: remove her, and everything about her, from the memory graph. "
                 "Keep the others.",
                 forgotten("Carol", ("Alice", "Bob")),
+                (_call("delete_entities", entityNames=["Carol"]),),
             ),
             (MEMORY,),
             _graph,
@@ -267,6 +315,12 @@ SERVER_SETS = {
                 _SEEDED,
                 "Bob told us he speaks French: add that to what the memory graph knows about him.",
                 observed("Bob", "French"),
+                (
+                    _call(
+                        "add_observations",
+                        observations=[{"entityName": "Bob", "contents": ["speaks French"]}],
+                    ),
+                ),
             ),
             (MEMORY,),
             _graph,

@@ -1,9 +1,10 @@
 """The task repositories shipped with the package: small real projects with a failing test.
 
-Each lives in `tasks/<name>/`: `task.json` (a one-line description and the issue text that is the
-agent's goal), `repo/`, the project itself, and `check/tests/`, the hidden copy of its tests (with
-more cases) that decides success, which the agent never sees. They are ours, written for the
-playground, so that a live swe session has something real to fix with no download.
+Each lives in `tasks/<name>/`: `task.json` (a one-line description, the issue text that is the
+agent's goal, and a scripted solution: the tool calls that fix it, then `submit`), `repo/`, the
+project itself, and `check/tests/`, the hidden copy of its tests (with more cases) that decides
+success, which the agent never sees. They are ours, written for the playground, so that a live
+swe session has something real to fix with no download.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def task_repos() -> dict[str, TaskRepo]:
         if not spec.is_file():
             continue
         data = json.loads(spec.read_text(encoding="utf-8"))
-        task = LiveTask(folder.name, data["description"], data["goal"])
+        solution = tuple(json.dumps(call) for call in data.get("solution", []))
+        task = LiveTask(folder.name, data["description"], data["goal"], solution=solution)
         repos[folder.name] = TaskRepo(task, folder.joinpath("repo"), folder.joinpath("check"))
     return repos
 

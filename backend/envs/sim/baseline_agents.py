@@ -1,14 +1,16 @@
-"""Reference agents for the policy leaderboard: random valid actions, and a scripted solver.
+"""Reference agents for the policy leaderboard: random valid actions, and scripted solvers.
 
 A simulator whose rankings hold in reality ranks these the same way a live environment does:
-the scripted solver (each live task's own `LiveTask.solution`) should beat random actions in
-both. `random` draws from valid actions of the domain (the bundled recordings' actions and the
-domain's example), seeded, so a run repeats.
+the scripted solver (each live task's own `LiveTask.solution`) beats one that solves a share of
+the tasks, which beats random actions and the no-op, in both. `random` draws from valid
+actions of the domain (the bundled recordings' actions and the domain's example), seeded, so a
+run repeats.
 """
 
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Sequence
 from functools import cache
 
@@ -47,21 +49,62 @@ class RandomAgent:
 
 
 class ScriptedAgent:
-    """Plays each episode's live task's scripted solution (past its end: the last action)."""
+    """Plays the scripted solution of a share of each domain's live tasks; a no-op elsewhere.
 
-    name = SCRIPTED
+    `scripted` solves every task. `scripted:S` (0 <= S <= 1) solves the first round(S * n) of
+    the domain's n tasks with a solution, in a fixed order (by a hash of the name, so the
+    share is not the alphabet's start), and plays the domain's example action (a read, a
+    listing: valid, changing nothing the checks look at) on the others; `scripted:0` is a
+    no-op policy. Reference policies of known live success, so that a leaderboard's live
+    ranks are defined.
+
+    Args:
+        share: the share of tasks solved.
+    """
+
+    def __init__(self, share: float = 1.0) -> None:
+        self.share = share
+        self.name = SCRIPTED if share == 1 else f"{SCRIPTED}:{share:g}"
 
     def act(self, views: Sequence[AgentView]) -> list[AgentAction]:
-        """The solution's action at each episode's step.
+        """The solution's action at each episode's step, or the no-op on an unsolved task.
 
         Raises:
             BadInputError: an episode's live task has no scripted solution.
         """
         actions = []
         for view in views:
-            solution = _solution(view.spec.domain, view.spec.live_task)
-            actions.append(AgentAction(solution[min(len(view.turns), len(solution) - 1)]))
+            domain, task = view.spec.domain, view.spec.live_task
+            solution = _solution(domain, task)
+            if task in solved_tasks(domain, self.share):
+                actions.append(AgentAction(solution[min(len(view.turns), len(solution) - 1)]))
+            else:
+                actions.append(AgentAction(get_domain(domain).example_action))
         return actions
+
+
+def solved_tasks(domain: str, share: float) -> frozenset[str]:
+    """The live tasks of `domain` that `scripted:share` solves (see `ScriptedAgent`)."""
+    names = sorted(
+        (t.name for t in LIVE.get(domain).tasks() if t.solution),
+        key=lambda name: zlib.crc32(name.encode()),
+    )
+    return frozenset(names[: round(share * len(names))])
+
+
+def scripted_share(text: str) -> float:
+    """The S of `scripted:S`, a number from 0 to 1.
+
+    Raises:
+        BadInputError: not a number in that range.
+    """
+    try:
+        share = float(text)
+    except ValueError:
+        share = -1.0
+    if not 0 <= share <= 1:
+        raise BadInputError(f"scripted's share of tasks solved must be from 0 to 1, not {text!r}.")
+    return share
 
 
 def _solution(domain: str, task: str | None) -> tuple[str, ...]:

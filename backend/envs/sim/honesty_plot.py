@@ -9,6 +9,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from backend.envs.sim.honesty import SIM_PASS_REAL_FAIL, HonestyMeter
+from backend.envs.sim.plot_labels import label_points
 
 CELLS = (
     ("both_pass", "passes in both", "#2e7d32"),
@@ -37,11 +38,9 @@ def meter_figure(meter: HonestyMeter) -> Figure:
     bars.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)
     points = [r for r in meter.tasks if r.sim_reward is not None and r.real_reward is not None]
     scatter.plot([0, 1], [0, 1], color="#9e9e9e", linewidth=1, linestyle="--")
-    scatter.scatter(
-        [r.sim_reward for r in points], [r.real_reward for r in points], color="#1565c0"
+    label_points(
+        scatter, [(r.sim_reward or 0.0, r.real_reward or 0.0, r.task) for r in points], "#1565c0"
     )
-    for row in points:
-        scatter.annotate(row.task, (row.sim_reward or 0, row.real_reward or 0), fontsize=7)
     scatter.set_xlim(-0.05, 1.05)
     scatter.set_ylim(-0.05, 1.05)
     scatter.set_xlabel("simulated reward")

@@ -1,7 +1,8 @@
 """The policy leaderboard as a picture: each agent's sim against live success, per domain.
 
 Points on the diagonal are agents the simulator judges as reality does; the title carries each
-domain's Spearman correlation and its bootstrap interval. Saved as `leaderboard.png` by `awp
+domain's Spearman correlation and its bootstrap interval. Agents at the same point share one
+label (`plot_labels`). Saved as `leaderboard.png` by `awp
 rollout` and shown on the Rollouts page.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from backend.envs.sim.leaderboard import ALL, Leaderboard
+from backend.envs.sim.plot_labels import label_points
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -26,9 +28,8 @@ def board_figure(board: Leaderboard) -> Figure:
     for axis, agreement in zip(axes, panels, strict=True):
         scores = [s for s in board.scores if s.domain == agreement.domain]
         axis.plot([0, 1], [0, 1], color="#9e9e9e", linewidth=1, linestyle="--")
-        axis.scatter([s.sim_success for s in scores], [s.live_success for s in scores])
-        for score in scores:
-            axis.annotate(score.agent, (score.sim_success, score.live_success), fontsize=7)
+        points = [(s.sim_success, s.live_success, s.agent) for s in scores]
+        label_points(axis, points, "#1f77b4")
         rho = "undefined" if agreement.spearman is None else f"{agreement.spearman:.2f}"
         name = "overall" if agreement.domain == ALL else agreement.domain
         axis.set_title(

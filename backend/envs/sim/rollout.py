@@ -29,9 +29,6 @@ from backend.simulate import Simulator
 from backend.stepping import compare
 from backend.types import Turn
 
-CONFIRM = "[]"
-"""The end action a live replay sends so the check runs (terminal's empty keystroke batch)."""
-
 
 @dataclass(frozen=True)
 class RolloutConfig:
@@ -108,7 +105,7 @@ class RolloutRunner:
             raise BadInputError("No episode starts to run.")
         starts = [specs[i % len(specs)] for i in range(config.episodes)]
         if config.sim_to_real:
-            starts = [self._with_live_start(spec) for spec in starts]
+            starts = [self.with_live_start(spec) for spec in starts]
         rows: list[EpisodeRow] = []
         for first in range(0, len(starts), config.batch):
             batch = list(enumerate(starts[first : first + config.batch], start=first))
@@ -221,7 +218,7 @@ class RolloutRunner:
         options = replace(self.options, backing="live", max_steps=10**6)
         return WorldEnv(self.simulator, self.reward, options, self.recorder, self.trajectories)
 
-    def _with_live_start(self, spec: EpisodeSpec) -> EpisodeSpec:
+    def with_live_start(self, spec: EpisodeSpec) -> EpisodeSpec:
         """The spec with the live environment's start state, so sim and reality start alike."""
         if spec.initial_state is not None:
             return spec
@@ -237,11 +234,13 @@ class RolloutRunner:
         """Run the live check of an episode that stopped short of its end action.
 
         The simulated check judges the state the episode ends in, finished or not; so does the
-        real one: a terminal episode (whose check runs at `[]`) gets its `[]` here.
+        real one: the episode gets its domain's finish action here (terminal `[]`, swe
+        `submit`), where the domain has one that takes no arguments (mcp checks every call).
         """
-        if not get_domain(domain).is_finish(CONFIRM):
+        finish = get_domain(domain).finish
+        if finish is None or not finish.action:
             return None
-        result = live.step(CONFIRM)
+        result = live.step(finish.action)
         if result.info.get("live_reward") is not None:
             paid.append(result.info["live_reward"])
         return result

@@ -17,7 +17,13 @@ from backend.engines.base import Engine, engine_spec
 from backend.envs.live.base import LiveConfig
 from backend.envs.live.pool import LivePool
 from backend.envs.sim.agents import Agent, EngineAgent, ReplayAgent
-from backend.envs.sim.baseline_agents import RANDOM, SCRIPTED, RandomAgent, ScriptedAgent
+from backend.envs.sim.baseline_agents import (
+    RANDOM,
+    SCRIPTED,
+    RandomAgent,
+    ScriptedAgent,
+    scripted_share,
+)
 from backend.envs.sim.defaults import (
     AGENT_MAX_NEW_TOKENS,
     DEFAULT_BATCH,
@@ -46,9 +52,10 @@ class RolloutPlan:
 
     Attributes:
         domains: the domains, each run `episodes` times.
-        agent: `replay` (the recordings' actions), `random[:SEED]`, `scripted` (the live
-            tasks' solutions) or ENGINE[:MODEL][@TEMPERATURE]; several, comma-separated, run
-            one after the other on the same episodes and are ranked (the policy leaderboard).
+        agent: `replay` (the recordings' actions), `random[:SEED]`, `scripted[:SHARE]` (the
+            live tasks' solutions, on a share of them) or ENGINE[:MODEL][@TEMPERATURE];
+            several, comma-separated, run one after the other on the same episodes and are
+            ranked (the policy leaderboard).
         episodes: episodes per domain.
         tasks: `bundled`, `live`, `blank` or a JSONL file (`backend.envs.sim.tasks`).
         backing: sim, live, shadow or hybrid.
@@ -134,7 +141,7 @@ def world_name(world: Simulator) -> str:
 def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent:
     """The agent called `name`: replay, random, scripted, an engine, or a checkpoint folder.
 
-    Names: `replay`, `random[:SEED]`, `scripted`, ENGINE[:MODEL][@T], or a model folder (a
+    Names: `replay`, `random[:SEED]`, `scripted[:SHARE]`, ENGINE[:MODEL][@T], or a model folder (a
     trained checkpoint, served by the transformers engine), optionally `@T`. An engine agent
     acts with `params`, at temperature T when the name ends with `@T`.
 
@@ -144,8 +151,9 @@ def make_agent(name: str, engines: EngineMaker, params: SamplingParams) -> Agent
     """
     if name == REPLAY:
         return ReplayAgent()
-    if name == SCRIPTED:
-        return ScriptedAgent()
+    if name.split(":")[0] == SCRIPTED:
+        share = name.partition(":")[2]
+        return ScriptedAgent(scripted_share(share) if share else 1.0)
     if name.split(":")[0] == RANDOM:
         seed = name.partition(":")[2]
         if seed and not seed.isdigit():
