@@ -55,3 +55,7 @@ class SchemaOutOfDateError(AWPError):
 
 class LiveEnvironmentError(AWPError):
     """A live environment could not start, died, or is not available on this machine."""
+
+
+class JobCancelledError(AWPError):
+    """The person cancelled the job this work ran for; nothing it half-made is kept."""

@@ -24,6 +24,7 @@ from backend.engines.base import chosen_model as chosen_model
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
+from backend.jobs import JobRegistry
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
 from backend.training.config import TrainConfig
@@ -187,6 +188,8 @@ class Services:
         contenders: what arena battles draw from.
         judge: builds the rubric judge: with no arguments the one of the "Judge this" buttons.
         judge_item: a stored prediction as a judge item.
+        jobs: the process's long-running work (futures, verdicts, battles, runs), which pages
+            start, poll and cancel; it outlives any browser tab.
         bootstrap_rounds: resamples behind each arena rating interval.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
@@ -217,6 +220,7 @@ class Services:
     contenders: tuple[Contender, ...]
     judge: JudgeFactory
     judge_item: Callable[[int], JudgeItem]
+    jobs: JobRegistry
     bootstrap_rounds: int = 100
     simulate_concurrency: int = 1
     hf_login: bool = False
