@@ -83,7 +83,8 @@ def progress_text(view: JobView) -> str:
     else:
         counted = f"{view.done:,} {view.unit}"
     if view.status is JobStatus.FINISHED:
-        return f"{view.title}: done in {_seconds(view.elapsed_s)} ({counted})."
+        made = f" ({view.done:,} {view.unit})" if view.done else ""
+        return f"{view.title}: done in {_seconds(view.elapsed_s)}{made}."
     if view.cancelling:
         return f"{view.title}: cancelling (the engine stops at its next token or request)…"
     if not view.done:
