@@ -124,6 +124,8 @@ def build_blocks(services: Services) -> gr.Blocks:
             query = dict(getattr(request, "query_params", {}) or {})
             user = services.identify(request, individual=True)
             page, updates = job_panel.reopen(panels, services, query, user)
+            if not updates:  # no `?job=`: Gradio reads an empty dict as one value, not none
+                return {outer: gr.update()}
             space = locate(page) if page else None
             if space is not None:
                 updates[outer] = gr.Tabs(selected=space.id)
