@@ -22,6 +22,7 @@ from backend.errors import BadInputError
 from backend.fair_use import FairUse
 from backend.grounding.grounder import Grounder
 from backend.grounding.record import RecordBook
+from backend.jobs import JobRegistry
 from backend.scoring.judge import JUDGE_PARAMS, Judge
 from backend.scoring.judge_library import JudgePromptLibrary
 from backend.scoring.official_judge import OFFICIAL_JUDGE_PARAMS, load_template
@@ -120,6 +121,14 @@ class AppContext:
         if reaped:
             logger.warning("marked %d run(s) of stopped processes interrupted", reaped)
         return store
+
+    @cached_property
+    def jobs(self) -> JobRegistry:
+        """Long work the pages start in the background, one registry per process.
+
+        Held here rather than by a page, a job outlives the browser tab that started it.
+        """
+        return JobRegistry(workers=max(1, self.settings.concurrency))
 
     @cached_property
     def trajectories(self) -> TrajectoryStore:
@@ -290,7 +299,10 @@ class AppContext:
         return Judge(engine, library, params)
 
     def close(self) -> None:
-        """Close the live environments, every engine still cached and the database pool."""
+        """Cancel running jobs; close the live environments, every engine and the database pool."""
+        jobs = self.__dict__.get("jobs")
+        if jobs is not None:
+            jobs.close()
         pool = self.__dict__.get("live_pool")
         if pool is not None:
             pool.close_all()

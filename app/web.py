@@ -83,6 +83,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         contenders=tuple(parse_contenders(settings.arena_contenders)),
         judge=context.judge,
         judge_item=partial(judge_item, factory),
+        jobs=context.jobs,
         bootstrap_rounds=settings.arena_bootstrap_rounds,
         simulate_concurrency=simulate_concurrency(settings),
         hf_login=auth.hf_login,

@@ -59,3 +59,7 @@ class LiveEnvironmentError(AWPError):
 
 class BusyError(AWPError):
     """The person already uses their share of the engine; they may step again once it frees."""
+
+
+class JobCancelledError(AWPError):
+    """The person cancelled the job this work ran for; nothing it half-made is kept."""

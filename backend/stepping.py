@@ -22,7 +22,13 @@ from dataclasses import dataclass, field, replace
 
 from backend.confidence import agreement
 from backend.domains.base import get_domain
-from backend.errors import AWPError, BadInputError, EngineUnavailableError, LiveEnvironmentError
+from backend.errors import (
+    AWPError,
+    BadInputError,
+    EngineUnavailableError,
+    JobCancelledError,
+    LiveEnvironmentError,
+)
 from backend.history import state_before
 from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
@@ -191,6 +197,8 @@ def step_batch(
         made = list(simulator.step_batch(flat))
     except EngineUnavailableError as exc:
         made = [exc] * len(flat)
+    except JobCancelledError:
+        raise  # the person stopped it: no request is tried again, none is stored
     except AWPError:
         made = []
         for request in flat:

@@ -2,7 +2,8 @@
 
 Every page is rendered and then wired; the page load picks the tab a link names
 (`?workspace=`, `?tab=`, `?session=`, `?run=`, `?item=`, `?prediction=`), shows admins their
-pages, and fills the pages that read the database on open (Start, Sessions, Runs).
+pages, and fills the pages that read the database on open (Start, Sessions, Runs); a `?job=`
+link reopens a running job (futures, a verdict, a battle) on the page that started it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import runs, sessions, start
+from ui.pages import job_panel, runs, sessions, start
 from ui.services import Services
 from ui.users import User
 from ui.workspaces import WORKSPACES, Workspace, locate, page_id
@@ -115,6 +116,28 @@ def build_blocks(services: Services) -> gr.Blocks:
             None,
             [who, outer, *inner_tabs.values(), *admin_tabs, *loaded],
             api_name="whoami",
+            concurrency_limit=None,
+        )
+        panels = job_panel.panels_in([page for _, page in rendered.values()])
+
+        def reopen_job(request: gr.Request) -> dict[Any, Any]:
+            query = dict(getattr(request, "query_params", {}) or {})
+            user = services.identify(request, individual=True)
+            page, updates = job_panel.reopen(panels, services, query, user)
+            if not updates:  # no `?job=`: Gradio reads an empty dict as one value, not none
+                return {outer: gr.update()}
+            space = locate(page) if page else None
+            if space is not None:
+                updates[outer] = gr.Tabs(selected=space.id)
+                if space.id in inner_tabs:
+                    updates[inner_tabs[space.id]] = gr.Tabs(selected=page)
+            return updates
+
+        blocks.load(
+            guarded(reopen_job),
+            None,
+            [outer, *inner_tabs.values(), *(c for panel in panels for c in panel.controls)],
+            api_name="reopen_job",
             concurrency_limit=None,
         )
         if services.live is not None:

@@ -18,6 +18,7 @@ from backend.benchmark.items import BenchItem, items_from_trajectories
 from backend.compare.contenders import Contender, draw_pair
 from backend.compare.report import ArenaReport, arena_report
 from backend.errors import NotFoundError
+from backend.jobs import carried, current_job
 from backend.recording import NewSession
 from backend.stepping import Sample, record_samples, step_batch
 from backend.types import SimRequest
@@ -55,9 +56,12 @@ class Arena:
         item = self._recorded_step(domain)
         first, second = draw_pair(list(self.services.contenders), self.rng)
         requests = [self._request(item, contender) for contender in (first, second)]
+        job = current_job()
+        if job is not None:  # what the two predictions may decode, in all
+            job.advance(0, sum(request.params.max_new_tokens for request in requests))
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="awp-arena") as pool:
             futures = [
-                pool.submit(self._predict, contender, request)
+                pool.submit(carried(self._predict), contender, request)
                 for contender, request in zip((first, second), requests, strict=True)
             ]
             samples = [future.result() for future in futures]

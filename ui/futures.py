@@ -17,7 +17,7 @@ from backend.errors import BadInputError
 from backend.recording import NewSession
 from backend.simulate import Simulator
 from backend.stepping import StepOutcome, record_prediction, record_samples, step_batch
-from backend.types import Prediction, SimRequest, Turn
+from backend.types import Prediction, Turn
 from storage.models import SessionKind
 from ui.services import EngineChoice, Services, chosen_model
 from ui.session import PlaySession, Score
@@ -79,17 +79,10 @@ class FuturesService:
         Raises:
             BadInputError: no candidate, more than four, or an invalid one (named).
         """
-        typed = [a for a in actions if a and a.strip()]
-        if not typed:
-            raise BadInputError("Type at least one candidate action.")
-        if len(typed) > MAX_CANDIDATES:
-            raise BadInputError(f"Compare at most {MAX_CANDIDATES} candidate actions.")
-        requests: list[SimRequest] = []
-        for number, action in enumerate(typed, start=1):
-            problem = session.problem(action)
-            if problem:
-                raise BadInputError(f"Candidate {number}: {problem}")
-            requests.append(session.request(action, choice.history_mode, choice.params))
+        requests = [
+            session.request(action, choice.history_mode, choice.params)
+            for action in self.typed_candidates(session, actions)
+        ]
         samples = [sample for (sample,) in step_batch(self._simulator(choice), requests)]
         predictions = [sample.made() for sample in samples]  # one failure stores nothing
         futures = []
@@ -100,6 +93,24 @@ class FuturesService:
             )
             futures.append(self._future(stored))
         return Futures(futures, session.previous_observation())
+
+    @staticmethod
+    def typed_candidates(session: PlaySession, actions: list[str]) -> list[str]:
+        """The candidate actions typed, checked before any engine is asked.
+
+        Raises:
+            BadInputError: no candidate, more than four, or an invalid one (named).
+        """
+        typed = [a for a in actions if a and a.strip()]
+        if not typed:
+            raise BadInputError("Type at least one candidate action.")
+        if len(typed) > MAX_CANDIDATES:
+            raise BadInputError(f"Compare at most {MAX_CANDIDATES} candidate actions.")
+        for number, action in enumerate(typed, start=1):
+            problem = session.problem(action)
+            if problem:
+                raise BadInputError(f"Candidate {number}: {problem}")
+        return typed
 
     def _simulator(self, choice: EngineChoice) -> Simulator:
         return self.services.simulator(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from backend.compare.judging import judge_stored
 from backend.engines.embedded import EMBEDDED_MODEL
 from backend.errors import AWPError, BadInputError
+from backend.jobs import Job
 from backend.scoring.judge import JudgeResult
 from ui.renderers.base import esc
 from ui.services import Services
@@ -32,8 +33,10 @@ def judge_line(services: Services) -> str:
     return f"Judge: `{engine.name}` · `{engine.model}`{weak} {settings}."
 
 
-def judge_prediction(services: Services, prediction_id: int | None) -> JudgeResult:
-    """Grade and store one prediction's verdict.
+def judge_job(services: Services, prediction_id: int | None, owner: str) -> Job:
+    """Start grading one prediction as a job; its result is the stored verdict.
+
+    What can be refused is refused here, before the job: no judge is started for nothing.
 
     Raises:
         BadInputError: no prediction yet, its real state is unknown, or the judge is the
@@ -46,8 +49,13 @@ def judge_prediction(services: Services, prediction_id: int | None) -> JudgeResu
     if prediction_id is None:
         raise BadInputError("Nothing to judge yet: take a step (or open an item) first.")
     item = services.judge_item(prediction_id)
-    [(_, result)] = list(judge_stored(judge, services.sessions, [(prediction_id, item)]))
-    return result
+
+    def grade(job: Job) -> JudgeResult:
+        [(_, result)] = list(judge_stored(judge, services.sessions, [(prediction_id, item)]))
+        return result
+
+    title = f"Judging prediction #{prediction_id} with {judge.engine.name}"
+    return services.jobs.submit("judge", owner, title, grade, total=judge.params.max_new_tokens)
 
 
 def verdict_html(result: JudgeResult) -> str:

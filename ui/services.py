@@ -25,6 +25,7 @@ from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
 from backend.export.records import ExportContext, ExportRecord
 from backend.fair_use import FairUse
+from backend.jobs import JobRegistry
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
 from backend.training.config import TrainConfig
@@ -189,6 +190,8 @@ class Services:
         judge: builds the rubric judge: with no arguments the one of the "Judge this" buttons.
         judge_item: a stored prediction as a judge item.
         fair: how people share the engine: the model queue, the baseline lane, the budgets.
+        jobs: the process's long-running work (futures, verdicts, battles, runs), which pages
+            start, poll and cancel; it outlives any browser tab.
         bootstrap_rounds: resamples behind each arena rating interval.
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
@@ -220,6 +223,7 @@ class Services:
     judge: JudgeFactory
     judge_item: Callable[[int], JudgeItem]
     fair: FairUse
+    jobs: JobRegistry
     bootstrap_rounds: int = 100
     simulate_concurrency: int = 1
     hf_login: bool = False

@@ -29,6 +29,7 @@ from backend.engines.openai_wire import (
 )
 from backend.engines.replicas import Replicas
 from backend.errors import EngineRequestError, EngineUnavailableError, PromptTooLongError
+from backend.jobs import carried, count_tokens, raise_if_cancelled
 from backend.types import ChatRequest, Completion, StreamChunk
 
 _CONTEXT_WORDS = (
@@ -80,7 +81,9 @@ class OpenAIEngine:
         workers = max(1, min(self.config.concurrency, len(requests)))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="awp-openai")
         try:
-            return list(pool.map(self._complete, requests))
+            # Each request checks its job's Cancel before it is sent: a cancelled batch stops
+            # sending (answers already asked for still arrive, and are dropped).
+            return list(pool.map(carried(self._complete), requests))
         finally:
             # After a failure, requests not yet sent are dropped rather than sent to fail alike.
             pool.shutdown(wait=True, cancel_futures=True)
@@ -179,6 +182,7 @@ class OpenAIEngine:
         return {**self.config.extra_body, **payload}
 
     def _complete(self, request: ChatRequest) -> Completion:
+        raise_if_cancelled()
         deadline = Deadline(self.config.deadline_s)
         with self.replicas.lease() as client:
             response = self._open(client, request, stream=False, deadline=deadline)
@@ -186,6 +190,7 @@ class OpenAIEngine:
         choice = body.choices[0]
         message = choice.message or Message()
         usage = body.usage or Usage()
+        count_tokens(usage.completion_tokens or 0)
         return Completion(
             text=message.content or "",
             reasoning=message.thought,

@@ -18,6 +18,7 @@ from backend.engines.common import Timer, chat_messages
 from backend.engines.embedded import EMBEDDED_MODEL, prepare_embedded_model
 from backend.engines.local_model import LocalModel, load_local_model
 from backend.errors import PromptTooLongError
+from backend.jobs import Job, current_job, raise_if_cancelled
 from backend.types import ChatRequest, Completion, SamplingParams, StreamChunk
 
 
@@ -163,8 +164,11 @@ class TransformersEngine:
         if params.seed is not None:
             torch.manual_seed(params.seed)
         kwargs = self._generation_kwargs(loaded, params, batch.budget)
+        kwargs["stopping_criteria"] = _job_criteria(current_job(), None)
         with torch.inference_mode():
             output = loaded.model.generate(**batch.inputs, **kwargs)
+            # A cancelled job's rows stopped mid-sentence: nothing of them may pass for a result.
+            raise_if_cancelled()
             width = batch.inputs["input_ids"].shape[1]
             new = output.sequences[:, width:]
             logprobs = token_logprobs(output.logits, new)
@@ -177,14 +181,10 @@ class TransformersEngine:
     def _stream(self, loaded: LocalModel, request: ChatRequest) -> Iterator[StreamChunk]:
         """Generate in a worker thread and relay its decoded text; closing the stream cancels it."""
         import torch
-        from transformers import StoppingCriteria, StoppingCriteriaList, TextIteratorStreamer
+        from transformers import TextIteratorStreamer
 
         cancel = threading.Event()
-
-        class Cancelled(StoppingCriteria):
-            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-                return torch.full((input_ids.shape[0],), cancel.is_set(), dtype=torch.bool)
-
+        job = current_job()  # the generating thread is not the job's: it is told here
         timer = Timer()
         params = request.params
         batch = self._tokenize(loaded, [request], params)
@@ -193,7 +193,7 @@ class TransformersEngine:
         )
         outcome: dict[str, Any] = {}
         kwargs = self._generation_kwargs(loaded, params, batch.budget)
-        kwargs.update(streamer=streamer, stopping_criteria=StoppingCriteriaList([Cancelled()]))
+        kwargs.update(streamer=streamer, stopping_criteria=_job_criteria(job, cancel))
 
         def work() -> None:
             try:
@@ -216,6 +216,8 @@ class TransformersEngine:
             worker.join()
         if "error" in outcome:
             raise outcome["error"]
+        if job is not None:
+            job.check()
         output = outcome["output"]
         new = output.sequences[:, batch.inputs["input_ids"].shape[1] :]
         with torch.inference_mode():
@@ -254,6 +256,26 @@ class TransformersEngine:
             model=self.model,
             confidence=from_logprobs(logprobs[:used]),
         )
+
+
+def _job_criteria(job: Job | None, cancel: threading.Event | None) -> Any:
+    """Stop decoding when the job is cancelled (or `cancel` is set); count its tokens.
+
+    Checked after every decoded token, so a cancelled job frees the model within one step
+    instead of spending the rest of its budget; each call counts one token per row.
+    """
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    class Cancelled(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            rows = input_ids.shape[0]
+            if job is not None and job.unit == "tokens":
+                job.add(rows)
+            stop = (job is not None and job.cancelled) or (cancel is not None and cancel.is_set())
+            return torch.full((rows,), stop, dtype=torch.bool)
+
+    return StoppingCriteriaList([Cancelled()])
 
 
 def token_logprobs(logits: Sequence[Any], tokens: Any) -> list[list[float]]:

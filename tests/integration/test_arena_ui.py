@@ -11,7 +11,14 @@ import pytest
 from gradio_client import Client
 
 from storage.models import PredictionRow, ScoreRow
-from tests.support.app_server import ARENA_OUTPUTS, REAL_OUTPUTS, RunningApp, named, start_app
+from tests.support.app_server import (
+    ARENA_OUTPUTS,
+    REAL_OUTPUTS,
+    RunningApp,
+    follow_job,
+    named,
+    start_app,
+)
 from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
 
 VERDICT = {
@@ -47,11 +54,24 @@ def rows(table: dict[str, Any]) -> list[list[Any]]:
     return table["data"]
 
 
+def battle(person: Client, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """A new battle, followed as a job to its end: what the page shows then, by name."""
+    line, out = follow_job(person, "arena_battle", *args, **kwargs)
+    assert 'data-status="finished"' in line, line
+    return named(out[2:], ARENA_OUTPUTS)
+
+
+def futures(person: Client, *args: Any) -> tuple[str, Any]:
+    """Many futures, followed as a job: its line and the summary and grid (None if refused)."""
+    line, out = follow_job(person, "futures", *args)
+    return line, None if out is None else out[2:]
+
+
 def test_arena_vote_reveals_names_and_updates_the_leaderboard(app: RunningApp) -> None:
     person = Client(app.url, verbose=False)
-    battle = named(person.predict("terminal", "all", api_name="/arena_battle"), ARENA_OUTPUTS)
-    assert "Action" in battle["context"] and "awp-versus" in battle["sides"]
-    assert "baseline:" not in battle["sides"] + battle["context"]  # blind until the vote
+    shown = battle(person, "terminal", "all")
+    assert "Action" in shown["context"] and "awp-versus" in shown["sides"]
+    assert "baseline:" not in shown["sides"] + shown["context"]  # blind until the vote
     voted = named(person.predict("all", api_name="/arena_vote_a"), ARENA_OUTPUTS)
     names = re.findall(r"was <b>(baseline:\w+)</b>", voted["reveal"])
     assert sorted(names) == ["baseline:oracle", "baseline:persistence"]
@@ -66,7 +86,7 @@ def test_a_second_arena_vote_is_refused_beside_the_buttons_and_keeps_the_board(
     app: RunningApp,
 ) -> None:
     person = Client(app.url, verbose=False)
-    person.predict("terminal", "all", api_name="/arena_battle")
+    battle(person, "terminal", "all")
     first = named(person.predict("all", api_name="/arena_vote_a"), ARENA_OUTPUTS)
     assert first["message"] == "" and rows(first["people"])
     counts = app.context.arena.battle_counts()
@@ -78,7 +98,7 @@ def test_a_second_arena_vote_is_refused_beside_the_buttons_and_keeps_the_board(
 
 def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
     person = Client(app.url, verbose=False)
-    person.predict("terminal", "all", api_name="/arena_battle")  # stores a persistence guess
+    battle(person, "terminal", "all")  # stores a persistence guess
     first = named(person.predict("terminal", api_name="/real_next"), REAL_OUTPUTS)
     assert "Action" in first["context"] and "baseline" not in first["sides"]
     voted = named(person.predict("A", 2, api_name="/real_vote"), REAL_OUTPUTS)
@@ -90,11 +110,13 @@ def test_which_one_is_real_vote_reveals_and_counts(app: RunningApp) -> None:
 def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_server) -> None:
     person = Client(app.url, verbose=False)
     person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
-    summary, grid = person.predict(
-        LS, "Sample K futures of the action above", 3, "", "", "", "", api_name="/futures"
+    line, (summary, grid) = futures(
+        person, LS, "Sample K futures of the action above", 3, "", "", "", ""
     )
+    assert 'data-status="finished"' in line and "3 futures of one action" in line
     assert "distinct outcomes</b> 1 of 3" in summary and grid.count("prediction #") == 3
-    summary, grid = person.predict(
+    _, (summary, grid) = futures(
+        person,
         "",
         "Compare candidate actions from this state",
         2,
@@ -102,28 +124,22 @@ def test_many_futures_and_judge_this_on_the_playground(app: RunningApp, judge_se
         '[{"keystrokes": "pwd\\n", "duration": 1}]',
         "",
         "",
-        api_name="/futures",
     )
     assert "own branch" in summary and grid.count("prediction #") == 2
-    # A bad candidate is explained in the summary line under the button; the grid stays.
-    refused, kept = person.predict(
-        "",
-        "Compare candidate actions from this state",
-        2,
-        "nonsense",
-        "",
-        "",
-        "",
-        api_name="/futures",
+    # A bad candidate is explained in the job line under the button; no job starts.
+    refused, kept = futures(
+        person, "", "Compare candidate actions from this state", 2, "nonsense", "", "", ""
     )
     assert "awp-inline-error" in refused and "Candidate 1" in refused
-    assert kept == {"props": {"__type__": "update"}, "__type__": "update"}  # left as it was
+    assert kept is None
     out = person.predict("terminal", "mkrww/errors", 1, api_name="/load_turn")
     person.predict(json.loads(json.dumps(out[0])), api_name="/step")
     answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
     reply = {"choices": [{"message": {"content": answer}, "finish_reason": "stop"}]}
     judge_server.script.append(json_reply(200, reply))
-    verdict = person.predict(api_name="/judge_step")
+    line, out = follow_job(person, "judge_step")
+    verdict = out[2]
+    assert 'data-status="finished"' in line and "Judging prediction" in line
     assert "<b>factuality</b> 2" in verdict and "wrong listing" in verdict
     with app.context.database.session_factory() as session:
         judged = session.query(ScoreRow).filter(ScoreRow.name == "judge.factuality").one()

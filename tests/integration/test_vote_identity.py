@@ -24,7 +24,14 @@ from backend.errors import ConflictError
 from storage.arena import ArenaStore
 from storage.db import session_scope
 from storage.models import AnnotatorRow, ArenaVoteRow, RealOrNotVoteRow
-from tests.support.app_server import ARENA_OUTPUTS, REAL_OUTPUTS, RunningApp, named, start_app
+from tests.support.app_server import (
+    ARENA_OUTPUTS,
+    REAL_OUTPUTS,
+    RunningApp,
+    follow_job,
+    named,
+    start_app,
+)
 
 ROUNDS = 8
 
@@ -111,7 +118,7 @@ def one_voter_once_per_item(app: RunningApp, vote: type[RealOrNotVoteRow | Arena
 
 def test_votes_under_new_names_count_as_one_person(app: RunningApp) -> None:
     voter = Client(app.url, verbose=False)
-    named(voter.predict("terminal", "all", api_name="/arena_battle"), ARENA_OUTPUTS)
+    follow_job(voter, "arena_battle", "terminal", "all")
     named(voter.predict("all", api_name="/arena_vote_a"), ARENA_OUTPUTS)
     named(voter.predict("terminal", api_name="/real_next"), REAL_OUTPUTS)
     named(voter.predict("A", 2, api_name="/real_vote"), REAL_OUTPUTS)
@@ -119,7 +126,7 @@ def test_votes_under_new_names_count_as_one_person(app: RunningApp) -> None:
         person = stranger(app)
         person.predict("terminal", api_name="/real_next", browser=browser)
         refused_or_stored(person, "A", 2, api_name="/real_vote", browser=browser)
-        person.predict("terminal", "all", api_name="/arena_battle", browser=browser)
+        follow_job(person, "arena_battle", "terminal", "all", browser=browser)
         refused_or_stored(person, "all", api_name="/arena_vote_a", browser=browser)
     one_voter_once_per_item(app, RealOrNotVoteRow)
     one_voter_once_per_item(app, ArenaVoteRow)
@@ -127,7 +134,7 @@ def test_votes_under_new_names_count_as_one_person(app: RunningApp) -> None:
 
 def test_concurrent_duplicates_are_refused_by_the_database(app: RunningApp) -> None:
     person = Client(app.url, verbose=False)
-    person.predict("web", "all", api_name="/arena_battle")
+    follow_job(person, "arena_battle", "web", "all")
     pair = app.context.arena.open_pair("anonymous-racer", "web")
     assert pair is not None
 

@@ -121,8 +121,9 @@ def test_an_embedded_judge_is_refused_up_front_with_the_setting_to_change(tmp_pa
         person = Client(running.url, verbose=False)
         out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
         person.predict(out["action"], engine="persistence", api_name="/step")
-        verdict = person.predict(api_name="/judge_step")
+        verdict, _ = person.predict(api_name="/judge_step")  # the job line: no job started
         assert "awp-inline-error" in verdict and "AWP_JUDGE_ENGINE" in verdict
+        assert not running.context.jobs.listed()
     finally:
         running.close()
 

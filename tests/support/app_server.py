@@ -6,7 +6,9 @@ positional index that changes whenever the page gains a component.
 
 from __future__ import annotations
 
+import re
 import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +63,37 @@ STEP_OUTPUTS = (
 def named(values: Sequence[Any], names: Sequence[str] = STEP_OUTPUTS) -> dict[str, Any]:
     """Endpoint outputs keyed by name."""
     return dict(zip(names, values, strict=True))
+
+
+ENDED = re.compile(r'data-status="(finished|failed|cancelled)"')
+POLLS = 600
+"""Polls of a job before `follow_job` gives up (0.1 s apart: a minute of wall time)."""
+
+
+def job_status(line: str) -> str:
+    """The status a job line shows (`running`, `finished`, ...), "" for an inline error."""
+    found = re.search(r'data-status="(\w+)"', line or "")
+    return found.group(1) if found else ""
+
+
+def follow_job(client: Any, api_name: str, *args: Any, **kwargs: Any) -> tuple[str, Any]:
+    """Start the job endpoint `api_name` and poll it until it ends.
+
+    Returns:
+        The start's job line when the start was refused (an inline error, no job), else the
+        last poll's outputs: the job line first, then what the page's `show` filled.
+    """
+    started = client.predict(*args, api_name=f"/{api_name}", **kwargs)
+    line = started if isinstance(started, str) else started[0]
+    if not job_status(line):
+        return line, None
+    for _ in range(POLLS):
+        out = client.predict(api_name=f"/{api_name}_poll")
+        line = out if isinstance(out, str) else out[0]
+        if ENDED.search(line or ""):
+            return line, out
+        time.sleep(0.1)
+    raise AssertionError(f"job of /{api_name} still running after {POLLS} polls: {line}")
 
 
 def free_port() -> int:

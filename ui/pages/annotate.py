@@ -139,7 +139,7 @@ def render(services: Services) -> AnnotatePage:
             gr.Markdown("#### Real state")
             real_origin = gr.HTML(elem_id="an-real-origin")
             real = gr.HTML(label="Real", elem_id="an-real")
-    judge = judge_button.render("an", services)
+    judge = judge_button.render("an", services, "annotate")
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             editor = gr.Code(

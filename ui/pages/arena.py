@@ -16,6 +16,7 @@ import gradio as gr
 from backend.compare.report import ALL, ArenaReport
 from backend.domains.base import all_domains, get_domain
 from backend.errors import BadInputError
+from backend.jobs import Job
 from storage.arena_items import ArenaPair
 from ui.arena import Arena
 from ui.compare_views import (
@@ -28,6 +29,7 @@ from ui.compare_views import (
     sides_html,
 )
 from ui.errors import inline
+from ui.pages import job_panel
 from ui.pages.annotate import BROWSER_KEY, BROWSER_SECRET
 from ui.renderers.base import esc
 from ui.services import Services
@@ -45,6 +47,7 @@ class ArenaPage:
     browser: gr.BrowserState
     domain: gr.Dropdown
     battle: gr.Button
+    job: job_panel.JobPanel
     context: gr.HTML
     sides: gr.HTML
     votes: dict[str, gr.Button]
@@ -88,6 +91,7 @@ def render(services: Services) -> ArenaPage:
     with gr.Row(equal_height=True):
         domain = gr.Dropdown(domains, value="", label="Domain", scale=2, elem_id="ar-domain")
         battle = gr.Button("New battle", variant="primary", scale=1, elem_id="ar-battle")
+    job = job_panel.render("ar", "battle", "arena")
     context = gr.HTML(empty("Press New battle."), elem_id="ar-context")
     sides = gr.HTML(elem_id="ar-sides")
     with gr.Row():
@@ -121,6 +125,7 @@ def render(services: Services) -> ArenaPage:
         browser,
         domain,
         battle,
+        job,
         context,
         sides,
         votes,
@@ -197,11 +202,17 @@ def wire(page: ArenaPage, services: Services) -> None:
     def leaderboard(domain: str) -> dict[gr.components.Component, Any]:
         return board_values(page, arena.report(), domain or ALL)
 
-    def new_battle(
-        domain: str, board: str, request: gr.Request, browser: str | None = None
-    ) -> dict[gr.components.Component, Any]:
+    def new_battle(domain: str, board: str, request: gr.Request, browser: str | None = None) -> Job:
         name, key = who(browser, request)
-        pair = arena.next_battle(name, domain or None)
+
+        def draw(job: Job) -> tuple[ArenaPair, str, str]:
+            return arena.next_battle(name, domain or None), key, board
+
+        # The total is the two contenders' budgets, known once they are drawn (`Arena.fresh`).
+        return services.jobs.submit("battle", name, "New battle", draw)
+
+    def show(result: tuple[ArenaPair, str, str]) -> dict[gr.components.Component, Any]:
+        pair, key, board = result
         return {
             page.state: pair,
             page.browser: key,
@@ -232,14 +243,16 @@ def wire(page: ArenaPage, services: Services) -> None:
         }
 
     person: dict[str, Any] = {"browser": page.browser}
-    page.battle.click(
-        inline(new_battle, page.message),
+    job_panel.wire(
+        page.job,
+        services,
+        page.battle,
+        new_battle,
         [page.domain, page.board_domain],
+        show,
         page.shown,
-        inputs_kwargs=person,
         api_name="arena_battle",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+        inputs_kwargs=person,
     )
 
     def voter(outcome: str) -> Any:

@@ -13,9 +13,11 @@ import gradio as gr
 
 from backend.compare.futures import MAX_CANDIDATES
 from backend.domains.base import get_domain
+from backend.errors import BadActionError
+from backend.jobs import Job
 from backend.stepping import MAX_SAMPLES
-from ui.errors import inline
 from ui.futures import Futures, FuturesService
+from ui.pages import job_panel
 from ui.pages.engine_panel import EnginePanel
 from ui.queueing import blocking_turn
 from ui.renderers import render as render_observation
@@ -36,6 +38,7 @@ class FuturesSection:
     k: gr.Slider
     candidates: list[gr.Textbox]
     run: gr.Button
+    job: job_panel.JobPanel
     summary: gr.HTML
     grid: gr.HTML
 
@@ -55,9 +58,10 @@ def render() -> FuturesSection:
                 for i in range(MAX_CANDIDATES)
             ]
         run = gr.Button("Predict futures", variant="primary", elem_id="fu-run")
+        job = job_panel.render("fu", "futures", "playground")
         summary = gr.HTML(elem_id="fu-summary")
         grid = gr.HTML(elem_id="fu-grid")
-    return FuturesSection(mode, k, candidates, run, summary, grid)
+    return FuturesSection(mode, k, candidates, run, job, summary, grid)
 
 
 def _percent(value: float | None) -> str:
@@ -105,10 +109,15 @@ def wire(
     engine: EnginePanel,
     services: Services,
 ) -> None:
-    """Bind the section to the Playground's session, action and engine panel."""
+    """Bind the section to the Playground's session, action and engine panel.
+
+    The futures are a job: the button returns at once, the job line shows the tokens decoded
+    (K times the output budget at most) and Cancel frees the engine; the futures shown stay
+    until new ones are done.
+    """
     service = FuturesService(services)
 
-    def run(
+    def start(
         session: PlaySession,
         typed: str,
         mode: str,
@@ -119,26 +128,48 @@ def wire(
         fourth: str,
         request: gr.Request,
         **controls: Any,
-    ) -> dict[Any, str]:
+    ) -> Job:
         user = services.identify(request)
+        owner = services.identify(request, individual=True).name
         choice = services.choose_engine(user, **controls)
-        with blocking_turn(services, request, choice.engine):
-            if mode == CANDIDATES:
-                candidates = [first, second, third, fourth]
-                futures = service.candidates(session, candidates, choice, user.name)
-            else:
-                futures = service.samples(session, typed, choice, int(k), user.name)
-        return {
-            section.summary: summary_html(futures),
-            section.grid: grid_html(futures, session.domain),
-        }
+        budget = choice.params.max_new_tokens
+        if mode == CANDIDATES:
+            actions = service.typed_candidates(session, [first, second, third, fourth])
 
-    section.run.click(
-        # An error shows in the summary line under the button; the futures shown stay.
-        inline(run, section.summary),
+            def candidates(job: Job) -> tuple[Futures, str]:
+                with blocking_turn(services, request, choice.engine):
+                    futures = service.candidates(session, actions, choice, user.name)
+                return futures, session.domain
+
+            title = f"{len(actions)} candidate futures"
+            return services.jobs.submit(
+                "futures", owner, title, candidates, total=len(actions) * budget
+            )
+        problem = session.problem(typed)
+        if problem:
+            raise BadActionError(problem)
+        count = int(k)
+
+        def samples(job: Job) -> tuple[Futures, str]:
+            with blocking_turn(services, request, choice.engine):
+                futures = service.samples(session, typed, choice, count, user.name)
+            return futures, session.domain
+
+        title = f"{count} futures of one action"
+        return services.jobs.submit("futures", owner, title, samples, total=count * budget)
+
+    def show(result: tuple[Futures, str]) -> dict[Any, str]:
+        futures, domain = result
+        return {section.summary: summary_html(futures), section.grid: grid_html(futures, domain)}
+
+    job_panel.wire(
+        section.job,
+        services,
+        section.run,
+        start,
         [state, action, section.mode, section.k, *section.candidates],
+        show,
         [section.summary, section.grid],
-        inputs_kwargs=engine.kwargs,
         api_name="futures",
-        concurrency_limit=None,  # `services.fair` queues it (see ui.queueing)
+        inputs_kwargs=engine.kwargs,
     )

@@ -8,8 +8,10 @@ from typing import Any
 
 import gradio as gr
 
-from ui.errors import inline
-from ui.judging import judge_line, judge_prediction, verdict_html
+from backend.jobs import Job
+from backend.scoring.judge import JudgeResult
+from ui.judging import judge_job, judge_line, verdict_html
+from ui.pages import job_panel
 from ui.services import Services
 
 
@@ -18,19 +20,21 @@ class JudgeButton:
     """The button and where the verdict appears."""
 
     button: gr.Button
+    job: job_panel.JobPanel
     verdict: gr.HTML
 
 
-def render(prefix: str, services: Services | None = None) -> JudgeButton:
-    """Build the button (inside the caller's layout); `prefix` keeps element ids unique.
+def render(prefix: str, services: Services, page: str) -> JudgeButton:
+    """Build the button (inside the caller's layout on `page`); `prefix` keeps ids unique.
 
-    With `services`, a line under the button names the configured judge engine and model.
+    A line under the button names the configured judge engine and model.
     """
     button = gr.Button("Judge this (LLM judge)", size="sm", elem_id=f"{prefix}-judge")
-    if services is not None:
-        gr.Markdown(judge_line(services), elem_id=f"{prefix}-judge-engine")
+    gr.Markdown(judge_line(services), elem_id=f"{prefix}-judge-engine")
+    # One job kind per page holding a button, so a `?job=` link reopens it where it started.
+    job = job_panel.render(f"{prefix}-judge", f"judge-{page}", page)
     verdict = gr.HTML(elem_id=f"{prefix}-judge-verdict")
-    return JudgeButton(button, verdict)
+    return JudgeButton(button, job, verdict)
 
 
 def wire(
@@ -42,15 +46,14 @@ def wire(
 ) -> None:
     """Grade the prediction `prediction_of(state value)` names when the button is pressed."""
 
-    def run(value: Any) -> dict[Any, str]:
-        return {judge.verdict: verdict_html(judge_prediction(services, prediction_of(value)))}
+    def start(value: Any, request: gr.Request) -> Job:
+        owner = services.identify(request, individual=True).name
+        return judge_job(services, prediction_of(value), owner)
 
-    # A refusal (no prediction yet, a judge too weak) shows where the verdict would.
-    judge.button.click(
-        inline(run, judge.verdict),
-        [state],
-        [judge.verdict],
-        api_name=api_name,
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+    def show(result: JudgeResult) -> dict[Any, str]:
+        return {judge.verdict: verdict_html(result)}
+
+    # A refusal (no prediction yet, a judge too weak) shows in the job line, before any job.
+    job_panel.wire(
+        judge.job, services, judge.button, start, [state], show, [judge.verdict], api_name
     )

@@ -102,7 +102,7 @@ def render(services: Services) -> PlaygroundPage:
                 )
                 rewind = gr.Button("Rewind", elem_id="pg-rewind")
                 branch = gr.Button("Branch a new session here", elem_id="pg-branch")
-            judge = judge_button.render("pg", services)
+            judge = judge_button.render("pg", services, "playground")
             many = futures.render()
     return PlaygroundPage(
         state,
