@@ -78,10 +78,14 @@ class LiveConfig:
 
     Attributes:
         work_dir: a private folder under which each live environment makes its scratch folder.
-        memory_mb: address-space limit of the sandboxed processes.
+        memory_mb: memory of one sandbox, all its processes together where cgroups hold
+            (its tmpfs files come on top), else the address space of each process.
         disk_mb: size of the tmpfs that bounds all files a session writes.
-        processes: process limit of one sandbox (counted per sandbox uid).
+        processes: tasks (threads included) of one sandbox, counted by its cgroup where
+            cgroups hold, else per sandbox uid.
         cpu_seconds: CPU-time limit of one sandboxed process.
+        cpu_share: CPU cores one sandbox may use at once (a cgroup quota).
+        sandbox_cpu_seconds: CPU time of one sandbox, all its processes together (cgroups).
         file_mb: largest single file a sandboxed process may write.
         action_timeout_s: longest an action may run before it is stopped.
         uid_base: first host uid of the pool that sandboxes drop to (one uid per sandbox).
@@ -93,6 +97,8 @@ class LiveConfig:
     disk_mb: int = 256
     processes: int = 128
     cpu_seconds: int = 60
+    cpu_share: float = 1.0
+    sandbox_cpu_seconds: int = 600
     file_mb: int = 64
     action_timeout_s: float = 60.0
     uid_base: int = 61_000

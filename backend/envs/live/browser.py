@@ -13,6 +13,9 @@ Isolation, outermost first:
    privileges), because root inside bubblewrap is still the host's root. Unprivileged, Chromium's
    own sandbox (namespaces and seccomp) works, so it runs without `--no-sandbox`.
 3. A route allow-list on every browser context (`allow_only`): only URLs under one prefix load.
+4. Where cgroups hold (see `cgroups`), the whole browser, every renderer and worker included, is
+   one group with a memory limit, a CPU quota and a task limit, frozen between calls: a page
+   cannot keep burning CPU (Web Workers) after the step that loaded it.
 
 Playwright launches the real binary, not Debian's `/usr/bin/chromium` launcher script: that script
 exports Google API keys and loads extensions we do not want, and would need a shell in the sandbox.
@@ -36,6 +39,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, TypeVar
 
+from backend.envs.live import cgroups
+from backend.envs.live.instance import claim
 from backend.errors import LiveEnvironmentError
 
 CHROMIUM = Path("/usr/lib/chromium/chromium")
@@ -53,6 +58,9 @@ FLAGS = (
     "--disable-sync",
 )
 """Beyond Playwright's defaults; without the network flags Chromium keeps trying to reach Google."""
+
+BROWSER_TASKS = 512
+"""Tasks (threads) of one browser: Chromium with one page runs about 60 (measured)."""
 
 T = TypeVar("T")
 
@@ -88,11 +96,14 @@ def chromium_version() -> str:
     return done.stdout.strip() or "Chromium (version unknown)"
 
 
-def _launcher(scratch: Path, readable: Sequence[Path], tmp_mb: int) -> Path:
+def _launcher(
+    scratch: Path, readable: Sequence[Path], tmp_mb: int, group: cgroups.Group | None
+) -> Path:
     """Write the executable Playwright starts: it records its pid, then execs the sandbox.
 
-    `exec` keeps the pid, so the recorded pid is the outer bubblewrap; killing it ends the whole
-    sandbox (`--die-with-parent` takes the inner one along).
+    It enters the browser's cgroup first, while still root. `exec` keeps the pid, so the recorded
+    pid is the outer bubblewrap; killing it ends the whole sandbox (`--die-with-parent` takes the
+    inner one along).
     """
     size = str(tmp_mb * 1024 * 1024)
     drop = []
@@ -113,8 +124,11 @@ def _launcher(scratch: Path, readable: Sequence[Path], tmp_mb: int) -> Path:
     sandbox += ["--remount-ro", "/", str(CHROMIUM)]
     script = scratch / "chromium"
     pid_file = shlex.quote(str(scratch / "pid"))
+    enter = "".join(f"echo $$ > {shlex.quote(str(f))}\n" for f in group.procs()) if group else ""
     command = " ".join(shlex.quote(part) for part in drop + sandbox)
-    script.write_text(f'#!/bin/sh\necho $$ > {pid_file}\nexec {command} "$@"\n', encoding="utf-8")
+    script.write_text(
+        f'#!/bin/sh\necho $$ > {pid_file}\n{enter}exec {command} "$@"\n', encoding="utf-8"
+    )
     script.chmod(0o700)
     return script
 
@@ -147,20 +161,39 @@ class SandboxedChromium:
         readable: host folders the browser may read (the task pages), bound read-only.
         tmp_mb: size of the browser's /tmp and /dev/shm.
         timeout_s: longest one `run` may take; after it the browser is killed.
+        memory_mb: memory of the whole browser (cgroups only; its /tmp and /dev/shm on top).
+        cpu_share: CPU cores the whole browser may use at once (cgroups only).
+        tasks: tasks (threads) of the whole browser (cgroups only).
     """
 
     def __init__(
-        self, work_dir: Path, readable: Sequence[Path], tmp_mb: int, timeout_s: float
+        self,
+        work_dir: Path,
+        readable: Sequence[Path],
+        tmp_mb: int,
+        timeout_s: float,
+        *,
+        memory_mb: int = 1024,
+        cpu_share: float = 1.0,
+        tasks: int = BROWSER_TASKS,
     ) -> None:
         self._readable = list(readable)
         self._tmp_mb = tmp_mb
         self._timeout_s = timeout_s
-        work_dir.mkdir(parents=True, exist_ok=True)
-        self._scratch = Path(tempfile.mkdtemp(prefix="web-", dir=work_dir))
+        instance = claim(work_dir)
+        self._scratch = Path(tempfile.mkdtemp(prefix="web-", dir=instance.folder))
+        self._group: cgroups.Group | None = None
+        if cgroups.enabled():
+            self._group = cgroups.Group(instance.name, self._scratch.name)
+            self._group.create(memory_mb + 2 * tmp_mb, cpu_share, tasks)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-web")
         self._playwright: Any = None
         self._browser: Any = None
         self._dead = ""
+
+    def usage(self) -> cgroups.Usage | None:
+        """What the whole browser used so far (None without cgroups)."""
+        return self._group.usage() if self._group is not None else None
 
     @property
     def alive(self) -> bool:
@@ -179,10 +212,15 @@ class SandboxedChromium:
         """
         if self._dead:
             raise LiveEnvironmentError(self._dead)
+        if self._group is not None:
+            self._group.thaw()
         future = self._thread.submit(lambda: job(self._ensure_browser()))
         limit = self._timeout_s if timeout_s is None else timeout_s
         try:
-            return future.result(timeout=limit)
+            result = future.result(timeout=limit)
+            if self._group is not None:
+                self._group.freeze()  # until the next call: no page runs in between
+            return result
         except LiveEnvironmentError:
             raise
         except FutureTimeout:
@@ -205,7 +243,7 @@ class SandboxedChromium:
             self._playwright = sync_playwright().start()
             # BrowserGym finds elements with get_by_test_id: its ids live in the `bid` attribute.
             self._playwright.selectors.set_test_id_attribute(BROWSERGYM_ID_ATTRIBUTE)
-            launcher = _launcher(self._scratch, self._readable, self._tmp_mb)
+            launcher = _launcher(self._scratch, self._readable, self._tmp_mb, self._group)
             try:
                 self._browser = self._playwright.chromium.launch(
                     executable_path=str(launcher),
@@ -225,10 +263,14 @@ class SandboxedChromium:
 
     def close(self) -> None:
         """Close the browser and the driver, kill whatever is left, remove the scratch folder."""
+        if self._group is not None:
+            self._group.thaw()
         if self._playwright is not None:
             with contextlib.suppress(Exception):
                 self._thread.submit(self._shutdown).result(timeout=self._timeout_s)
         self._kill()
+        if self._group is not None:
+            self._group.remove()
         self._thread.shutdown(wait=False)
         shutil.rmtree(self._scratch, ignore_errors=True)
         self._dead = self._dead or "The environment is closed; start it again."
@@ -253,6 +295,8 @@ class SandboxedChromium:
 
     def _kill(self) -> None:
         """SIGKILL the sandbox if it still runs, and wait until it is gone (at most 5 s)."""
+        if self._group is not None:
+            self._group.kill()
         pid = self._sandbox_pid()
         if pid is None:
             return

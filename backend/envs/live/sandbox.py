@@ -4,8 +4,9 @@ A `Sandbox` owns, for one live session: a host uid from the pool (root mode, see
 scratch folder on a size-limited tmpfs (the sandbox's home and anything else the environment
 keeps there), and the command prefix that runs a program inside:
 
-    prlimit (limits, set while still root)  ->  setpriv (drop to the uid: no groups, no
-    capabilities, no-new-privs)  ->  bwrap (all namespaces new, no network, read-only system)
+    sh (enter the sandbox's cgroup, see `cgroups`)  ->  prlimit (per-process limits, set while
+    still root)  ->  setpriv (drop to the uid: no groups, no capabilities, no-new-privs)  ->
+    bwrap (all namespaces new, no network, read-only system)
 
 Inside, the program sees `/usr`, `/etc` (with our own passwd, group, hosts and bashrc) and this
 app's Python read-only, `/usr/local` hidden, private `/dev` and `/proc`, and three folders of the
@@ -197,9 +198,10 @@ class Sandbox(Scratch):
         read_only: Mapping[Path, str] | None = None,
         address_space_mb: int = 0,
     ) -> list[str]:
-        """The full prefix (limits, drop, bwrap) for a program started by this process."""
+        """The full prefix (cgroup, limits, drop, bwrap) for a program started by this process."""
         inner = self.bwrap(argv, cwd=cwd, env=env, binds=binds, read_only=read_only)
-        return [*self.limits(address_space_mb=address_space_mb), *self.drop(), *inner]
+        limits = self.limits(address_space_mb=address_space_mb)
+        return [*self.enter(), *limits, *self.drop(), *inner]
 
     def run(
         self,

@@ -10,17 +10,15 @@ are bound over /etc inside, and read-only views of host folders the uid could no
 from __future__ import annotations
 
 import os
-import shutil
-import stat
-import subprocess
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
+from backend.envs.live import cgroups
 from backend.envs.live.base import LiveConfig
-from backend.envs.live.host import HOST_PATH, Privilege, host_mode, missing_sandbox, require
+from backend.envs.live.host import Privilege, host_mode, missing_sandbox, require
+from backend.envs.live.instance import claim, reachable, remove_folder, run_host
 from backend.envs.live.procs import cmdline, processes, stop_trees, stop_uid, thread_count
 from backend.envs.live.uids import UidLease, lease_uid
 from backend.errors import LiveEnvironmentError
@@ -29,7 +27,6 @@ HOME = "/home/user"
 USER = "user"
 INNER_ID = 1000  # the uid and gid the sandboxed programs see
 HOSTNAME = "sandbox"
-FALLBACK_ROOT = Path("/run/awp-live")
 ETC = {
     "passwd": (
         "root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -42,56 +39,6 @@ ETC = {
     # History stays in memory: the home may be gone when the shell would write it.
     "bash.bashrc": "[ -z \"$PS1\" ] && return\nunset HISTFILE\nPS1='\\u@\\h:\\w\\$ '\n",
 }
-
-
-def reachable(path: Path) -> bool:
-    """True when a uid that owns nothing on the host can reach `path` (every folder is o+x)."""
-    try:
-        return all(os.stat(p).st_mode & stat.S_IXOTH for p in (path, *path.parents))
-    except OSError:
-        return False
-
-
-def _run_host(argv: list[str]) -> None:
-    done = subprocess.run(argv, capture_output=True, text=True, env={"PATH": HOST_PATH})
-    if done.returncode != 0:
-        raise LiveEnvironmentError(f"{' '.join(argv[:3])} failed: {done.stderr.strip()}")
-
-
-def remove_folder(folder: Path) -> None:
-    """Unmount everything under `folder` and delete it (a crashed session's leftovers too)."""
-    if not folder.exists():
-        return
-    if os.path.ismount(folder) or any(os.path.ismount(p) for p in folder.glob("ro/*")):
-        for _ in range(20):  # a process that just died may still hold the mount for a moment
-            done = subprocess.run(
-                [require("umount"), "--recursive", str(folder)],
-                capture_output=True,
-                env={"PATH": HOST_PATH},
-            )
-            if done.returncode == 0 or not os.path.ismount(folder):
-                break
-            time.sleep(0.05)
-        else:
-            _run_host([require("umount"), "--recursive", "--lazy", str(folder)])
-    if os.path.ismount(folder) or any(os.path.ismount(p) for p in folder.glob("ro/*")):
-        raise LiveEnvironmentError(f"{folder} is still mounted; it was left in place.")
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def session_root(work_dir: Path) -> Path:
-    """Where root-mode scratch folders live: `work_dir`, or /run/awp-live if no uid can reach it.
-
-    The sandbox uid must reach its folder to bind it; a data directory under /root cannot be.
-    """
-    work_dir.mkdir(parents=True, exist_ok=True)
-    root = work_dir / "sandboxes" if reachable(work_dir) else FALLBACK_ROOT
-    root.mkdir(mode=0o711, exist_ok=True)
-    info = os.lstat(root)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0:
-        raise LiveEnvironmentError(f"{root} must be a folder owned by root; remove it.")
-    os.chmod(root, 0o711)
-    return root
 
 
 class Scratch:
@@ -111,6 +58,7 @@ class Scratch:
         self._lease: UidLease | None = None
         self._views: dict[Path, Path] = {}
         self._nproc = config.processes
+        self.group: cgroups.Group | None = None
 
     def open(self) -> Self:
         """Take a uid, make the scratch folder and its files.
@@ -123,11 +71,11 @@ class Scratch:
         if missing:
             raise LiveEnvironmentError(missing[0].upper() + missing[1:] + ".")
         try:
+            instance = claim(self.config.work_dir)
             if self.mode is Privilege.ROOT:
-                self._open_root()
+                self._open_root(instance.name, instance.folder)
             else:
-                self.config.work_dir.mkdir(parents=True, exist_ok=True)
-                self.folder = Path(tempfile.mkdtemp(prefix="sandbox-", dir=self.config.work_dir))
+                self.folder = Path(tempfile.mkdtemp(prefix="sandbox-", dir=instance.folder))
                 # Without root the limit counts the app's own threads too. Fixed once: a
                 # program of the sandbox may lower it further but never raise it again.
                 self._nproc = thread_count(self.uid) + self.config.processes
@@ -137,18 +85,23 @@ class Scratch:
             raise
         return self
 
-    def _open_root(self) -> None:
-        root = session_root(self.config.work_dir)
-        self._lease = lease_uid(
-            self.config.uid_base,
-            self.config.uid_count,
-            lambda uid: remove_folder(root / f"sandbox-{uid}"),
-        )
+    def _open_root(self, instance: str, root: Path) -> None:
+        def reclaim(uid: int) -> None:
+            remove_folder(root / f"sandbox-{uid}")
+            if cgroups.enabled():
+                cgroups.Group(instance, f"sandbox-{uid}").remove()
+
+        config = self.config
+        self._lease = lease_uid(config.uid_base, config.uid_count, reclaim)
         self.uid = self._lease.uid
         self.folder = root / f"sandbox-{self.uid}"
         self.folder.mkdir(mode=0o700)
-        options = f"size={self.config.disk_mb}m,mode=0710,uid=0,gid={self.uid},nosuid,nodev"
-        _run_host([require("mount"), "-t", "tmpfs", "-o", options, "awp-live", str(self.folder)])
+        options = f"size={config.disk_mb}m,mode=0710,uid=0,gid={self.uid},nosuid,nodev"
+        run_host([require("mount"), "-t", "tmpfs", "-o", options, "awp-live", str(self.folder)])
+        if cgroups.enabled():
+            self.group = cgroups.Group(instance, f"sandbox-{self.uid}")
+            # Its tmpfs files are charged to the sandbox's memory too: the limit holds both.
+            self.group.create(config.memory_mb + config.disk_mb, config.cpu_share, config.processes)
 
     def _populate(self) -> None:
         folder = self._require_folder()
@@ -168,7 +121,7 @@ class Scratch:
         if self.mode is not Privilege.ROOT or reachable(path):
             return path
         staging.mkdir(parents=True, mode=0o755)
-        _run_host([require("mount"), "--bind", "-o", "ro", str(path), str(staging)])
+        run_host([require("mount"), "--bind", "-o", "ro", str(path), str(staging)])
         return staging
 
     def _require_folder(self) -> Path:
@@ -188,15 +141,43 @@ class Scratch:
         """The host path of the sandbox's home folder."""
         return self._require_folder() / "home"
 
+    def enter(self) -> list[str]:
+        """The prefix that puts a program started by this process into the sandbox's group."""
+        return self.group.enter() if self.group is not None else []
+
+    def pause(self) -> None:
+        """Freeze every process until `resume` (between actions); nothing without cgroups."""
+        if self.group is not None:
+            self.group.freeze()
+
+    def resume(self) -> None:
+        """Let the sandbox's processes run again."""
+        if self.group is not None:
+            self.group.thaw()
+
+    @property
+    def paused(self) -> bool:
+        """True while the sandbox is frozen."""
+        return self.group is not None and self.group.frozen
+
+    def spent(self) -> bool:
+        """True once the whole sandbox used more CPU time than its budget."""
+        if self.group is None:
+            return False
+        return self.group.usage().cpu_s > self.config.sandbox_cpu_seconds
+
     def stop(self, keep: Sequence[int] = ()) -> None:
         """Stop the sandbox's processes but `keep`, leaving the folder (and uid) in place."""
         if self.folder is None:
             return
+        self.resume()  # a frozen process dies only once it runs again
         marker = str(self.folder)
         mine = [p.pid for p in processes(self.uid) if any(marker in a for a in cmdline(p.pid))]
         stop_trees([pid for pid in mine if pid not in keep])
         if self.mode is Privilege.ROOT:
             stop_uid(self.uid, keep=keep)
+        if self.group is not None and not keep:
+            self.group.kill()  # anything that left the uid's view (none should) goes too
 
     def close(self) -> None:
         """Stop every process, unmount and delete the scratch folder, give the uid back."""
@@ -204,6 +185,9 @@ class Scratch:
             self.stop()
             remove_folder(self.folder)
             self.folder = None
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
         self._views.clear()
         if self._lease is not None:
             self._lease.release()

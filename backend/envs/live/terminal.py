@@ -1,10 +1,13 @@
 """Live terminal environment: a real bash in a tmux pane, inside the sandbox.
 
 The tmux server itself runs as the sandbox uid (started by this process with `tmux -D`, so this
-process reaps it), and its one pane runs `prlimit -> bwrap -> bash`. Keystrokes go in with
-`send-keys` exactly as the terminal domain writes them (tmux key names such as `C-c`, anything
-else typed literally, a newline pressing Enter), each followed by its `duration`; the observation is
-the visible screen from `capture-pane`, the way Terminal-Bench records it.
+process reaps it) inside the sandbox's cgroup, and its one pane runs `prlimit -> bwrap -> bash`.
+Where cgroups hold, the whole sandbox (tmux included) is frozen between actions: a job left in
+the background runs only while an action runs, within the sandbox's CPU quota, and the screen
+cannot change in between, so `observe` then returns the one the last action left. Keystrokes go
+in with `send-keys` exactly as the terminal domain writes them (tmux key names such as `C-c`,
+anything else typed literally, a newline pressing Enter), each followed by its `duration`; the
+observation is the visible screen from `capture-pane`, the way Terminal-Bench records it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from backend.domains.base import PromptContext
 from backend.domains.terminal import validate
@@ -60,7 +63,8 @@ def _reason(status: str, signum: str) -> str:
         number = int(signum)
         name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
         cause = {
-            "SIGKILL": " (a sandbox limit, such as the process or memory limit, or a kill)",
+            "SIGKILL": " (a sandbox limit, such as the process, memory or CPU-time budget of "
+            "the sandbox, or a kill)",
             "SIGXCPU": " (the CPU-time limit)",
             "SIGXFSZ": " (the file-size limit)",
         }.get(name, "")
@@ -87,6 +91,7 @@ class TerminalEnvironment:
         self._pane = ""
         self._task: ShellTask = SHELL_TASKS["shell"]
         self._ended = ""
+        self._last = ""
 
     @property
     def version(self) -> str:
@@ -112,7 +117,9 @@ class TerminalEnvironment:
         try:
             self._task.prepare(sandbox, self.config.action_timeout_s)
             self._start_tmux(sandbox)
-            return self._wait_for_prompt()
+            self._last = self._wait_for_prompt()
+            sandbox.pause()
+            return self._last
         except BaseException:
             self.close()
             raise
@@ -125,7 +132,7 @@ class TerminalEnvironment:
         tmux = require("tmux")
         server = [tmux, "-D", "-S", str(socket), "-f", str(conf)]
         self._server = subprocess.Popen(
-            [*sandbox.limits(cpu=False), *sandbox.drop(), *server],
+            [*sandbox.enter(), *sandbox.limits(cpu=False), *sandbox.drop(), *server],
             env={"PATH": HOST_PATH},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -218,6 +225,8 @@ class TerminalEnvironment:
         """
         if self._ended:
             raise LiveEnvironmentError(f"The terminal has ended: {self._ended}. Start it again.")
+        if self._sandbox is not None and self._sandbox.paused:
+            return self._last
         return self._screen()
 
     # -- acting ----------------------------------------------------------------------------------
@@ -235,7 +244,17 @@ class TerminalEnvironment:
             LiveEnvironmentError: the shell had already ended, or tmux failed.
         """
         commands = json.loads(validate(action, PromptContext()))
-        self.observe()  # refuses a shell that has ended
+        self.observe()  # refuses a shell that has ended, or one never started
+        sandbox = self._sandbox
+        if sandbox is None:
+            raise LiveEnvironmentError("The terminal is not started: start it first.")
+        sandbox.resume()
+        try:
+            return self._act(commands)
+        finally:
+            sandbox.pause()
+
+    def _act(self, commands: list[dict[str, Any]]) -> LiveStep:
         budget = self.config.action_timeout_s
         waited = 0.0
         for command in commands:
@@ -246,7 +265,9 @@ class TerminalEnvironment:
             waited += max(pause, 0.0)
             if self._dead():
                 break
-        screen = self._screen()
+        if self._sandbox is not None and self._sandbox.spent():
+            self._stop_shell()
+        screen = self._last = self._screen()
         self._ended = self._dead()
         info: dict[str, object] = {"waited_s": round(waited, 3)}
         if self._ended:
@@ -287,6 +308,7 @@ class TerminalEnvironment:
     def close(self) -> None:
         """Stop the shell, the tmux server and the sandbox; remove every file."""
         if self._sandbox is not None:
+            self._sandbox.resume()
             keep = [self._server.pid] if self._server is not None else []
             self._stop_shell()
             self._sandbox.stop(keep=keep)

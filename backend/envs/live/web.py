@@ -166,7 +166,14 @@ class WebEnvironment:
             )
         self._pages = pages
         config = self._config
-        return SandboxedChromium(config.work_dir, [pages], config.disk_mb, config.action_timeout_s)
+        return SandboxedChromium(
+            config.work_dir,
+            [pages],
+            config.disk_mb,
+            config.action_timeout_s,
+            memory_mb=config.memory_mb,
+            cpu_share=config.cpu_share,
+        )
 
     def _running(self) -> tuple[SandboxedChromium, Episode]:
         if self._browser is None or self._episode is None:
