@@ -21,6 +21,7 @@ ANNOTATE_OUTPUTS = (
     "real_origin",
     "real",
     "editor",
+    "editor_note",
     "preview",
     "diff",
     "format",
