@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
+from backend.domains.base import get_domain
 from backend.engines.base import engine_spec
 from backend.errors import BadInputError
 from backend.verdicts import Verdict
@@ -27,6 +28,7 @@ from storage.annotations import (
     explain,
 )
 from ui.services import Services
+from ui.structured import Form, form_of, stored
 
 RATING_HELP = {
     "format": "1: not the environment's output format (prose, broken markup) · "
@@ -65,6 +67,8 @@ class Draft:
         tags: my earlier tags.
         notes: my earlier notes.
         version: my annotation's version when editing one, None for a first annotation.
+        form: how the text in the editor is stored, when the editor shows it pretty (a JSON
+            or XML document); None: edited as it is.
     """
 
     item: QueueItem
@@ -74,6 +78,11 @@ class Draft:
     tags: tuple[str, ...] = ()
     notes: str = ""
     version: int | None = None
+    form: Form | None = None
+
+    def editing(self, text: str) -> Draft:
+        """The draft with `text` (a stored observation) loaded into the editor."""
+        return replace(self, form=form_of(text, get_domain(self.item.domain).observation_kind))
 
 
 @dataclass(frozen=True)
@@ -156,16 +165,20 @@ class Annotator:
     ) -> AnnotationRecord:
         """Store the annotation (the store fills an unknown real state when it establishes one).
 
+        The editor's text goes back into the form the domain stores (`ui.structured`).
+
         Raises:
-            BadInputError: there is no item, or the annotation breaks the rules (nothing saved).
+            BadInputError: there is no item, the edited document no longer parses, or the
+                annotation breaks the rules (nothing saved).
             ConflictError: my annotation changed since it was opened (nothing saved).
         """
         if draft is None:
             raise BadInputError("There is nothing to submit: take the next item from the queue.")
+        correction = stored(corrected or "", draft.form)
         try:
             annotation = AnnotationInput(
                 verdict=verdict or None,  # type: ignore[arg-type]
-                corrected_observation=corrected or "",
+                corrected_observation=correction,
                 ratings=Ratings(**{k: int(v) if v else None for k, v in ratings.items()}),
                 tags=list(tags or []),
                 notes=notes or "",
@@ -182,9 +195,10 @@ class Annotator:
         )
         if not mine:
             empty: dict[str, int | None] = dict.fromkeys(RATING_NAMES)
-            return Draft(item, item.predicted_observation, empty)
+            fresh = Draft(item, item.predicted_observation, empty)
+            return fresh.editing(item.predicted_observation)
         record = mine[0]
-        return Draft(
+        earlier = Draft(
             item,
             record.corrected_observation,
             dict(record.ratings),
@@ -193,3 +207,4 @@ class Annotator:
             record.notes,
             record.version,
         )
+        return earlier.editing(record.corrected_observation)

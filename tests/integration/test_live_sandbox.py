@@ -185,7 +185,8 @@ def test_without_root_the_terminal_runs_in_user_namespaces() -> None:
         f"env = live_kind('terminal').build(LiveConfig(work_dir=Path('{work}'))); env.start(); "
         "keys = [{'keystrokes': 'id -u; touch /etc/x; echo $$\\n', 'duration': 1.0}]; "
         "print(env.act(json.dumps(keys)).observation); env.close(); "
-        f"print(os.listdir('{work}'))"
+        "from backend.envs.live.instance import sandboxes_left; "
+        f"print(sandboxes_left(Path('{work}')))"
     )
     try:
         done = subprocess.run(
@@ -212,4 +213,4 @@ def test_without_root_the_terminal_runs_in_user_namespaces() -> None:
     assert lines[0] == "userns", done.stderr
     assert "1000" in lines  # inside, as everywhere: uid 1000
     assert "touch: cannot touch '/etc/x': Read-only file system" in lines
-    assert lines[-1] == "[]"  # nothing left in the work folder
+    assert lines[-1] == "[]"  # no sandbox's folder left in the work folder

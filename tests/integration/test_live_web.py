@@ -25,6 +25,7 @@ from backend.envs.live.browser import (
     SandboxedChromium,
     hidden_from_sandbox,
 )
+from backend.envs.live.instance import sandboxes_left
 from backend.envs.live.miniwob import action_set
 from backend.envs.live.web import WebEnvironment, miniwob_pages
 from backend.errors import LiveEnvironmentError, UnknownNameError
@@ -296,7 +297,7 @@ def test_close_leaves_no_process_and_a_hung_action_is_stopped(tmp_path: Path) ->
         environment.close()
         environment.close()
     assert _descendants(programs) == before
-    assert not list((tmp_path / "live").iterdir())
+    assert sandboxes_left(tmp_path / "live") == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root drops to nobody")

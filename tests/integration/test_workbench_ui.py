@@ -55,6 +55,7 @@ def test_the_live_shell_demo_runs_a_real_command_and_frees_its_sandbox(client, a
     assert app.context.live_pool.count() == 0  # the demo's sandbox is closed again
 
 
+@pytest.mark.slow
 def test_the_embedded_demo_without_a_model_says_so_beside_its_button(client):
     out = client.predict(api_name="/demo_embedded")
     # No embedded model is prepared in tests: the result line explains, no pill, no traceback.

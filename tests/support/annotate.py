@@ -21,6 +21,7 @@ ANNOTATE_OUTPUTS = (
     "real_origin",
     "real",
     "editor",
+    "editor_note",
     "preview",
     "diff",
     "format",
@@ -45,10 +46,19 @@ def unchanged(value: Any) -> bool:
     return isinstance(value, dict) and value.get("__type__") == "update" and "value" not in value
 
 
+def value_of(output: Any) -> Any:
+    """An output's value, also where it came as an update (the editor sets its language too)."""
+    if isinstance(output, dict) and output.get("__type__") == "update" and "value" in output:
+        return output["value"]
+    return output
+
+
 def annotate(client: Client, endpoint: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Call an annotate endpoint (`next`, `open`, `skip`, `submit`); outputs by name."""
-    values = client.predict(*args, **kwargs, api_name=f"/annotate_{endpoint}")
-    return named(values, ANNOTATE_OUTPUTS)
+    values = named(
+        client.predict(*args, **kwargs, api_name=f"/annotate_{endpoint}"), ANNOTATE_OUTPUTS
+    )
+    return {**values, "editor": value_of(values["editor"])}
 
 
 def submit(client: Client, corrected: str, verdict: str | None, **fields: Any) -> dict[str, Any]:

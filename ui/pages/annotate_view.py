@@ -12,6 +12,7 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import get_domain
+from backend.errors import BadInputError
 from backend.verdicts import Verdict
 from storage.annotations import AnnotationRecord
 from ui.annotate import RATING_NAMES, Draft, QueueState
@@ -26,6 +27,7 @@ from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
 from ui.services import Services
+from ui.structured import Form, pretty, stored
 from ui.users import User
 from ui.views import chip, confidence_chip, empty, grounding_chip
 
@@ -152,6 +154,7 @@ def blank(user: User, state: QueueState, message: str, progress: list[list[Any]]
             "real_origin",
             "real",
             "editor",
+            "editor_note",
             "preview",
             "diff",
         ),
@@ -189,7 +192,7 @@ def show(
     before = item.previous_observation
     known = item.real_observation is not None
     real = render_observation(renderer, item.real_observation, before) if known else ""
-    preview, diff = correction_views(draft, draft.corrected)
+    preview, diff, _ = correction_views(draft, draft.corrected)
     values: dict[str, Any] = {
         f"rate_{name}": str(draft.ratings[name]) if draft.ratings.get(name) else None
         for name in RATING_NAMES
@@ -209,7 +212,8 @@ def show(
         "real": real,
         "use_real": gr.Button(visible=known),
         "reset": gr.Button(visible=True),
-        "editor": draft.corrected,
+        "editor": editor(draft.corrected, draft.form),
+        "editor_note": "",
         "preview": preview,
         "diff": diff,
         "verdict": draft.verdict.value if isinstance(draft.verdict, Verdict) else None,
@@ -220,10 +224,23 @@ def show(
     }
 
 
-def correction_views(draft: Draft | None, corrected: str) -> tuple[str, str]:
-    """The correction rendered, and its diff against the real state (else the prediction)."""
+def editor(text: str, form: Form | None) -> gr.Code:
+    """The editor showing `text`: a JSON or XML document indented and highlighted."""
+    return gr.Code(pretty(text, form), language=form.language if form else None)
+
+
+def correction_views(draft: Draft | None, edited: str) -> tuple[Any, Any, str]:
+    """The correction rendered, its diff against the real state (else the prediction), a note.
+
+    The note goes beside the editor: empty, or why the edited document no longer parses (the
+    preview and the diff then stay as they were).
+    """
     if draft is None:
-        return "", ""
+        return "", "", ""
+    try:
+        corrected = stored(edited, draft.form)
+    except BadInputError as exc:
+        return gr.skip(), gr.skip(), banner(str(exc), "refused")
     item = draft.item
     renderer = get_domain(item.domain).renderer
     if item.real_observation is None:
@@ -234,4 +251,4 @@ def correction_views(draft: Draft | None, corrected: str) -> tuple[str, str]:
         diff = render_diff(
             corrected, item.real_observation, "Your correction", "Real", kind=renderer
         )
-    return render_observation(renderer, corrected, item.previous_observation), diff
+    return render_observation(renderer, corrected, item.previous_observation), diff, ""

@@ -179,3 +179,20 @@ def remove_instance(instance: Instance) -> None:
         for child in instance.folder.iterdir():
             remove_folder(child)
         instance.folder.rmdir()
+
+
+def sandboxes_left(work_dir: Path) -> list[Path]:
+    """The scratch folders of `work_dir`'s instances still on disk: empty once all are closed.
+
+    The instance records (`instance-id`, the slot locks, each instance's own folder) stay for
+    the process's lifetime by design; a sandbox's folder must not.
+    """
+    root = work_dir / "sandboxes"
+    if os.geteuid() == 0 and not root.is_dir():
+        root = FALLBACK_ROOT
+    data_id = work_dir / "instance-id"
+    if not root.is_dir() or not data_id.is_file():
+        return []
+    prefix = f"{data_id.read_text().strip()}-"
+    mine = [folder for folder in root.iterdir() if folder.name.startswith(prefix)]
+    return sorted(child for folder in mine if folder.is_dir() for child in folder.iterdir())
