@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -142,15 +143,18 @@ def rollout(
         )
         out.mkdir(parents=True, exist_ok=True)
         # Each episode is written, and flushed, as it finishes: a killed run keeps every complete
-        # episode and no half-finished one; summary.json is written only once all are done.
-        with (
-            (out / "rollouts.jsonl").open("w", encoding="utf-8") as handle,
-            tqdm(total=plan.total, desc="episodes", unit="ep") as bar,
-        ):
+        # episode and no half-finished one; summary.json is written only once all are done. The
+        # file is opened at the first finished episode, so a run refused before one (a world in
+        # another domain, an engine that is down) leaves an earlier run's file as it was.
+        with ExitStack() as files, tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
+            handles: list[TextIO] = []
 
             def finished(row: EpisodeRow) -> None:
-                handle.write(row.model_dump_json() + "\n")
-                handle.flush()
+                if not handles:
+                    path = out / "rollouts.jsonl"
+                    handles.append(files.enter_context(path.open("w", encoding="utf-8")))
+                handles[0].write(row.model_dump_json() + "\n")
+                handles[0].flush()
                 bar.update(1)
 
             outcome = record_rollouts(

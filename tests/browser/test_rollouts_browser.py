@@ -78,6 +78,7 @@ def test_the_honesty_meter_and_leaderboard_of_a_sim_to_real_run(
     meter = page.locator("#ro-h-meter").inner_text()
     assert "passes in simulation, fails in reality" in meter and "hello" in meter
     assert "scripted" in page.locator("#ro-h-board").inner_text()
-    assert page.locator("#ro-h-meter-plot img, #ro-h-meter-plot canvas").count() >= 1
+    # The plot arrives with the tables, but the browser draws it a moment later.
+    page.locator("#ro-h-meter-plot img, #ro-h-meter-plot canvas").first.wait_for(timeout=30_000)
     page.locator("#ro-h-meter").scroll_into_view_if_needed()
     shot(page, "rollouts-honesty")

@@ -1,8 +1,10 @@
 """Several people at once on an in-process model: every step is served, the waiting see the queue.
 
-An in-process engine generates one request at a time (the simulate queue has concurrency 1), so
-tabs pressing Step together are served in turn. The tiny test model keeps this fast; timings
-with the embedded model belong to benchmarks/bench_ui.py.
+An in-process engine generates one request at a time (`FairUse` gives it one place), so people
+pressing Step together are served in turn, and the waiting read their place under the Step button.
+Each tab is another visitor behind a reverse proxy (its own `X-Forwarded-For` address): one
+address is one anonymous person, whose second step at once would be refused. The tiny test model
+keeps this fast; timings with the embedded model belong to benchmarks/bench_ui.py.
 """
 
 from __future__ import annotations
@@ -26,22 +28,27 @@ STORED = "document.querySelector('#pg-status').innerText.includes('Stored as pre
 def tiny_app(
     tmp_path_factory: pytest.TempPathFactory, tiny_model_dir: Path
 ) -> Iterator[RunningApp]:
-    settings = {"model": str(tiny_model_dir), "max_new_tokens": 64}
+    settings = {"model": str(tiny_model_dir), "max_new_tokens": 64, "trust_proxy": True}
     running = start_app(tmp_path_factory.mktemp("load"), engine="transformers", settings=settings)
     yield running
     running.close()
 
 
 def test_concurrent_tabs_are_all_served_and_the_waiting_see_the_queue(browser, tiny_app):
-    contexts = [browser.new_context(viewport=VIEWPORT) for _ in range(USERS)]
+    contexts = [
+        browser.new_context(
+            viewport=VIEWPORT, extra_http_headers={"X-Forwarded-For": f"10.0.0.{n}"}
+        )
+        for n in range(1, USERS + 1)
+    ]
     pages = [context.new_page() for context in contexts]
     try:
         for page in pages:
             open_app(page, tiny_app.url)
         for page in pages:
             page.locator("#pg-step").click()
-        last = pages[-1].locator("#pg-predicted")
-        last.get_by_text("queue", exact=False).first.wait_for(timeout=60_000)
+        last = pages[-1].locator("#pg-queue")
+        last.get_by_text("ahead of you", exact=False).first.wait_for(timeout=60_000)
         for page in pages:
             page.wait_for_function(STORED, timeout=120_000)
         statuses = [page.locator("#pg-status").inner_text() for page in pages]

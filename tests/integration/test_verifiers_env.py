@@ -105,7 +105,8 @@ def test_vf_eval_runs_episodes_whose_steps_are_world_model_steps(
     assert done.returncode == 0, done.stdout + done.stderr
     (traces,) = tmp_path.glob("out/*/traces.jsonl")
     (episode,) = [json.loads(line) for line in traces.read_text().splitlines()]
-    assert episode["ok"] and not episode["errors"], (episode, done.stderr[-4000:])
+    failed = {key: episode.get(key) for key in ("ok", "errors", "traces")}
+    assert episode["ok"] and not episode["errors"], (failed, (done.stdout + done.stderr)[-4000:])
     (trace,) = episode["traces"]
     assert trace["rewards"]["world_model_reward"]["score"] == 2.0  # the oracle's, 1 a step
 

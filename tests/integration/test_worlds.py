@@ -190,8 +190,13 @@ def test_the_cli_simulates_and_rolls_out_the_saved_world(saved: Path, awp_data: 
     row = json.loads((rollouts / "rollouts.jsonl").read_text().splitlines()[0])
     assert row["world"] == "pinned" and row["start"] == RECORDING
     assert [s["observation"] for s in row["steps"]] == recorded_observations()
-    code, out = run("rollout", "--world", str(saved), "--domain", "web", "--agent", "replay")
+    code, out = run(
+        "rollout",
+        *("--world", str(saved), "--domain", "web", "--agent", "replay", "--out", str(rollouts)),
+    )
     assert code == 2 and "terminal domain" in out
+    # Refused before any episode: the earlier run's file is as it was.
+    assert json.loads((rollouts / "rollouts.jsonl").read_text().splitlines()[0]) == row
 
 
 @pytest.fixture
