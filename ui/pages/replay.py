@@ -224,10 +224,12 @@ def wire(page: ReplayPage, services: Services) -> None:
     """Bind the page's events."""
     playground = Playground(services, SessionKind.REPLAY)
 
-    def select_domain(domain: str, current: str | None) -> dict[Any, Any]:
+    def select_domain(domain: str, shown: ReplayState) -> dict[Any, Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
-        # A linked recording sets the domain and the recording at once: keep the recording.
-        kept = current if current in {value for _, value in choices} else None
+        # A link opens a recording and sets its domain at once: keep the recording it opened.
+        kept = (
+            shown.trajectory.id if shown.trajectory and shown.trajectory.domain == domain else None
+        )
         return {page.trajectory: gr.Dropdown(choices=choices, value=kept)}
 
     def load(
@@ -259,7 +261,7 @@ def wire(page: ReplayPage, services: Services) -> None:
 
     page.domain.change(
         inline(select_domain, page.message),
-        [page.domain, page.trajectory],
+        [page.domain, page.state],
         [page.trajectory, page.message],
         api_name="replay_domain",
         concurrency_limit=None,
