@@ -1,8 +1,9 @@
 """The Gradio Blocks app: a header, then a Start page and four workspaces of nested tabs.
 
 Every page is rendered and then wired; the page load picks the tab a link names
-(`?workspace=`, `?tab=`, `?session=`, `?run=`, `?item=`, `?prediction=`), shows admins their
-pages, and fills the pages that read the database on open (Start, Sessions, Runs); a `?job=`
+(`?workspace=`, `?tab=`, `?session=`, `?run=`, `?item=`, `?prediction=`, `?recording=` with
+`&turn=`, `?annotation=`), shows admins their pages, and fills the pages that read the database
+on open (Start, Sessions, Runs, a linked recording on Replay); a `?job=`
 link reopens a running job (futures, a verdict, a battle) on the page that started it.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 import gradio as gr
 
 from ui.errors import guarded
-from ui.pages import job_panel, runs, sessions, start
+from ui.pages import job_panel, replay, runs, sessions, start
 from ui.services import Services
 from ui.users import User
 from ui.workspaces import WORKSPACES, Workspace, locate, page_id
@@ -21,7 +22,13 @@ from ui.workspaces import WORKSPACES, Workspace, locate, page_id
 TITLE = "AgentWorld Playground"
 INTRO = "Language world models predict an agent environment's next observation."
 
-LINKED_PAGE = {"session": "sessions", "run": "runs", "prediction": "annotate"}
+LINKED_PAGE = {
+    "session": "sessions",
+    "annotation": "sessions",
+    "run": "runs",
+    "prediction": "annotate",
+    "recording": "replay",
+}
 """A link with this query parameter and no `tab` opens that page."""
 
 
@@ -84,6 +91,7 @@ def build_blocks(services: Services) -> gr.Blocks:
         start_page = rendered["start"][1]
         sessions_page = rendered["sessions"][1]
         runs_page = rendered["runs"][1]
+        replay_page = rendered["replay"][1]
         loaded = [
             start_page.next_step,
             sessions_page.table,
@@ -91,6 +99,7 @@ def build_blocks(services: Services) -> gr.Blocks:
             sessions_page.session_id,
             sessions_page.message,
             *runs.load_outputs(runs_page),
+            *replay.load_outputs(replay_page),
         ]
 
         def whoami(request: gr.Request) -> dict[Any, Any]:
@@ -102,6 +111,7 @@ def build_blocks(services: Services) -> gr.Blocks:
                 start_page.next_step: start.next_step_text(services, user),
                 **sessions.on_load(sessions_page, services, query),
                 **runs.on_load(runs_page, services, query),
+                **replay.on_load(replay_page, services, query),
             }
             for tab in admin_tabs:
                 updates[tab] = gr.Tab(visible=user.is_admin)

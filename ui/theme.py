@@ -118,6 +118,12 @@ CSS = """
 .awp-status { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; font-size: 12px; }
 .awp-chip { background: var(--background-fill-secondary); border-radius: 999px; padding: 2px 10px; }
 .awp-chip b { color: var(--body-text-color-subdued); font-weight: 500; margin-right: 2px; }
+.awp-grounding summary { cursor: pointer; list-style: none; }
+.awp-grounding summary::-webkit-details-marker { display: none; }
+.awp-grounding summary .awp-chip::after { content: " ▸"; }
+.awp-grounding[open] summary .awp-chip::after { content: " ▾"; }
+.awp-grounding[open] { flex-basis: 100%; }
+.awp-grounding ol { margin: 4px 0 2px 22px; padding: 0; }
 .awp-chip-warn { background: #fef3c7; } .awp-chip-bad { background: #fee2e2; }
 .awp-note { color: var(--body-text-color-subdued); margin-left: 6px; }
 .awp-reveal { padding: 8px 12px; border-radius: 8px; margin: 6px 0;

@@ -6,12 +6,14 @@ Pure functions over plain data, like the renderers; every value from a model or 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from backend.errors import UnknownNameError
 from backend.scoring import headline_metric
 from backend.scoring.base import METRICS
 from backend.types import Prediction
+from storage.annotations.types import CorrectionPlace
+from ui.provenance import grounding_html
 from ui.renderers.base import esc
 from ui.session import PlaySession, Score
 
@@ -22,18 +24,6 @@ def chip(label: str, value: str, tone: str = "") -> str:
     """One labelled value."""
     cls = f"awp-chip awp-chip-{tone}" if tone else "awp-chip"
     return f'<span class="{cls}"><b>{esc(label)}</b> {esc(value)}</span>'
-
-
-def grounding_chip(grounded_by: list[str]) -> str:
-    """The chip "grounded by N real steps", each source id in its tooltip ("" when not grounded)."""
-    if not grounded_by:
-        return ""
-    steps = "step" if len(grounded_by) == 1 else "steps"
-    sources = esc("\n".join(grounded_by))
-    return (
-        f'<span class="awp-chip" title="{sources}"><b>grounded</b> by {len(grounded_by)} '
-        f"real {steps}</span>"
-    )
 
 
 def answered_chip(prediction: Prediction) -> str:
@@ -50,10 +40,15 @@ def confidence_chip(confidence: float | None) -> str:
     return chip("confidence", f"{confidence:.2f}", tone(confidence))
 
 
-def status_html(prediction: Prediction | None, note: str = "") -> str:
+def status_html(
+    prediction: Prediction | None,
+    note: str = "",
+    places: Mapping[int, CorrectionPlace] | None = None,
+) -> str:
     """Engine, finish reason, tokens and latency of a prediction; warns when the budget ran out.
 
-    A grounded prediction also says how many real steps it was shown, naming their sources.
+    A grounded prediction also says how many real steps it was shown, each a link to its source
+    (`places`: the stored step of each correction among them, to name it by).
     """
     if prediction is None:
         return f'<div class="awp-status">{esc(note)}</div>' if note else ""
@@ -63,7 +58,7 @@ def status_html(prediction: Prediction | None, note: str = "") -> str:
         chip("finish", prediction.finish_reason, finish_tone),
         chip("tokens", f"{prediction.prompt_tokens} in / {prediction.completion_tokens} out"),
         chip("latency", f"{prediction.latency_s:.2f} s"),
-        grounding_chip(prediction.grounded_by),
+        grounding_html(prediction.grounded_by, places),
         answered_chip(prediction),
     ]
     if prediction.answered_by == "model":

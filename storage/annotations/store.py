@@ -18,7 +18,13 @@ from storage.annotations.rows import (
     to_record,
     update_annotation,
 )
-from storage.annotations.types import AnnotationEdit, AnnotationInput, AnnotationRecord, ImportRow
+from storage.annotations.types import (
+    AnnotationEdit,
+    AnnotationInput,
+    AnnotationRecord,
+    CorrectionPlace,
+    ImportRow,
+)
 from storage.db import SessionFactory, session_scope
 from storage.models import (
     AnnotationEditRow,
@@ -178,6 +184,26 @@ class AnnotationStore:
             if row is None:
                 raise NotFoundError(f"Annotation {annotation_id} does not exist.")
             return to_record(row, annotator_name(session, row.annotator_id))
+
+    def places(self, annotation_ids: Sequence[int]) -> dict[int, CorrectionPlace]:
+        """Where each annotation sits: its stored session and step (deleted ones are left out).
+
+        Grounding names a correction `annotation:<id>`; the pages show it as the session step it
+        corrects, which is what a person can open.
+        """
+        if not annotation_ids:
+            return {}
+        query = (
+            select(AnnotationRow.id, StepRow.session_id, StepRow.index)
+            .join(PredictionRow, PredictionRow.id == AnnotationRow.prediction_id)
+            .join(StepRow, StepRow.id == PredictionRow.step_id)
+            .where(AnnotationRow.id.in_(set(annotation_ids)))
+        )
+        with session_scope(self._factory) as session:
+            return {
+                found: CorrectionPlace(found, session_id, index)
+                for found, session_id, index in session.execute(query)
+            }
 
     def history(self, annotation_id: int) -> list[AnnotationEdit]:
         """Every version an annotation was written at, oldest first."""

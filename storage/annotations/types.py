@@ -121,6 +121,21 @@ class AnnotationRecord:
 
 
 @dataclass(frozen=True)
+class CorrectionPlace:
+    """The stored step an annotation corrects.
+
+    Attributes:
+        annotation_id: the annotation.
+        session_id: the session of the step.
+        step_index: the step's 0-based index in it.
+    """
+
+    annotation_id: int
+    session_id: int
+    step_index: int
+
+
+@dataclass(frozen=True)
 class AnnotationEdit:
     """One entry of an annotation's append-only history: the annotation as written at `version`."""
 

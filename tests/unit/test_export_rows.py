@@ -286,3 +286,10 @@ def test_agentworldbench_rows_are_official() -> None:
         row["current_prompt"] == row["prompt"][-1] and row["system_str"] == "You simulate terminal."
     )
     assert row["id"] == "awp-session-1"
+
+
+def test_trajectory_formats_carry_the_grounding_ids_too() -> None:
+    (atif,) = rows("atif", record())
+    assert atif["extra"]["grounded_by"] == ["rec-1#2", "annotation:7"]
+    (sample,) = rows("inspect", record())
+    assert sample["metadata"]["grounded_by"] == ["rec-1#2", "annotation:7"]

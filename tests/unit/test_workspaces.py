@@ -27,6 +27,8 @@ def test_links_open_their_workspace_and_page():
     assert where({"workspace": "evaluate"}) == ("evaluate", None)
     assert where({"tab": "runs"}) == ("evaluate", "runs")
     assert where({"session": "3"}) == ("explore", "sessions")
+    assert where({"annotation": "7"}) == ("explore", "sessions")  # a correction's session
+    assert where({"recording": "rec/a", "turn": "2"}) == ("explore", "replay")
     assert where({"run": "2", "item": "9"}) == ("evaluate", "runs")
     assert where({"prediction": "4"}) == ("feedback", "annotate")
     assert where({"tab": "nonsense"}) == (None, "nonsense")

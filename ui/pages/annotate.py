@@ -19,6 +19,7 @@ from ui.annotate import RATING_HELP, Annotator, Draft
 from ui.errors import guarded
 from ui.pages import annotate_filters, annotate_view, judge_button
 from ui.pages.annotate_layout import BROWSER_KEY, BROWSER_SECRET, AnnotatePage, render
+from ui.provenance import correction_ids
 from ui.services import Services
 from ui.structured import MalformedCorrectionError
 from ui.users import User, browser_key
@@ -51,7 +52,9 @@ def wire(page: AnnotatePage, services: Services) -> None:
     ) -> dict:
         state = annotator.queue_state(who.name, domain, queue)
         rows = annotate_view.progress_rows(services, who)
-        shown = updates(annotate_view.show(draft, who, state, message, rows), key)
+        refs = draft.item.grounded_by if draft is not None else []
+        places = services.annotations.places(correction_ids(refs))
+        shown = updates(annotate_view.show(draft, who, state, message, rows, places), key)
         return {**shown, page.judge.verdict: ""}
 
     def next_item(

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +15,7 @@ import gradio as gr
 from backend.domains.base import get_domain
 from backend.errors import BadInputError
 from backend.verdicts import Verdict
-from storage.annotations import AnnotationRecord
+from storage.annotations import AnnotationRecord, CorrectionPlace
 from ui.annotate import RATING_NAMES, Draft, QueueState
 from ui.pages.annotate_context import (
     CONTEXT_TITLE,
@@ -23,13 +24,14 @@ from ui.pages.annotate_context import (
     origin_html,
     reasoning_html,
 )
+from ui.provenance import grounding_html
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
 from ui.services import Services
 from ui.structured import Form, pretty, stored
 from ui.users import User
-from ui.views import chip, confidence_chip, empty, grounding_chip
+from ui.views import chip, confidence_chip, empty
 
 PROGRESS_HEADERS = (
     "annotator",
@@ -118,8 +120,12 @@ def empty_queue(state: QueueState, now: datetime | None = None) -> str:
     )
 
 
-def header(draft: Draft) -> str:
-    """Which prediction this is, where it comes from, its task and its scores."""
+def header(draft: Draft, places: Mapping[int, CorrectionPlace] | None = None) -> str:
+    """Which prediction this is, where it comes from, its task and its scores.
+
+    A grounded prediction links each real step it was shown (`places`: the stored step of each
+    correction among them, to name it by).
+    """
     item = draft.item
     chips = [
         chip("prediction", f"#{item.prediction_id}"),
@@ -130,7 +136,6 @@ def header(draft: Draft) -> str:
         chip("editing", f"your version {draft.version}")
         if draft.version
         else chip("new", "annotation"),
-        grounding_chip(item.grounded_by),
         confidence_chip(item.confidence),
     ]
     chips += [chip(name, f"{value:.2f}") for name, value in item.scores.items()]
@@ -139,7 +144,8 @@ def header(draft: Draft) -> str:
         if item.task.strip()
         else ""
     )
-    return f'<div class="awp-status">{"".join(chips)}</div>{task}'
+    grounding = grounding_html(item.grounded_by, places)
+    return f'<div class="awp-status">{"".join(chips)}{grounding}</div>{task}'
 
 
 def blank(user: User, state: QueueState, message: str, progress: list[list[Any]]) -> dict:
@@ -183,8 +189,12 @@ def show(
     state: QueueState,
     message: str,
     progress: list[list[Any]],
+    places: Mapping[int, CorrectionPlace] | None = None,
 ) -> dict[str, Any]:
-    """Every value the page shows for `draft` (None: the queue is empty)."""
+    """Every value the page shows for `draft` (None: the queue is empty).
+
+    `places` names the corrections that grounded the prediction (`header`).
+    """
     if draft is None:
         return blank(user, state, message, progress)
     item = draft.item
@@ -201,7 +211,7 @@ def show(
         "state": draft,
         "open_note": "",
         "queue": queue_line(user, state, draft),
-        "header": header(draft),
+        "header": header(draft, places),
         "action": item.action,
         "context_box": gr.Accordion(label=conversation_title(item.messages)),
         "context": conversation_html(item.messages, item.history_mode),

@@ -21,6 +21,7 @@ from ui.pages import (
 from ui.pages.engine_panel import EnginePanel
 from ui.pages.playground_start import StartControls
 from ui.play import Done, Playground
+from ui.provenance import correction_ids
 from ui.queueing import waited_turn
 from ui.services import Services
 from ui.session import PlaySession
@@ -131,11 +132,13 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     shown = [page.state, page.action, page.position, *page.view.outputs, page.queue]
 
     def present(session: PlaySession) -> dict[gr.components.Component, Any]:
+        last = session.steps[-1].prediction if session.steps else None
+        places = services.annotations.places(correction_ids(last.grounded_by if last else []))
         return {
             page.state: session,
             page.action: playground_view.next_action(session),
             page.position: len(session.steps),
-            **dict(zip(page.view.outputs, playground_view.present(session), strict=True)),
+            **dict(zip(page.view.outputs, playground_view.present(session, places), strict=True)),
             page.queue: "",
         }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import gradio as gr
 from backend.domains.base import get_domain
 from backend.envs.live.run import live_source
 from backend.history import state_before
+from storage.annotations.types import CorrectionPlace
 from storage.trajectories import TrajectoryStore
 from ui import views
 from ui.play import Partial, Preparing
@@ -95,8 +97,11 @@ def caption(index: int, action: str, what: str) -> str:
     )
 
 
-def present(session: PlaySession) -> list[Any]:
-    """Values for `StepView.outputs` showing the session's last step (or what comes next)."""
+def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None = None) -> list[Any]:
+    """Values for `StepView.outputs` showing the session's last step (or what comes next).
+
+    `places` names the corrections that grounded the last prediction (`ui.provenance`).
+    """
     renderer = get_domain(session.domain).renderer
     rows = timeline_rows(session) or [[""] * len(TIMELINE_HEADERS)]
     last = session.steps[-1] if session.steps else None
@@ -132,7 +137,7 @@ def present(session: PlaySession) -> list[Any]:
     answered = f"Answered exactly ({prediction.answered_by})" if exact else "Predicted"
     return [
         render_observation(renderer, prior),
-        task_html(session) + status_html(prediction, note),
+        task_html(session) + status_html(prediction, note, places),
         caption(index, last.action, answered)
         + render_observation(renderer, prediction.observation, prior),
         caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,

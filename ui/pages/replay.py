@@ -1,4 +1,7 @@
-"""Replay page: step through a recording; run it teacher-forced or closed loop, see divergence."""
+"""Replay page: step through a recording; run it teacher-forced or closed loop, see divergence.
+
+`?recording=<id>&turn=<n>` opens a recording at a turn (grounding links its sources so).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
-from backend.errors import BadInputError
+from backend.errors import AWPError, BadInputError
 from storage.models import SessionKind
-from ui.errors import inline
+from ui.errors import inline, inline_error
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.play import Playground
@@ -163,27 +166,79 @@ def show_turn(
     }
 
 
+def strip_html(state: ReplayState) -> str:
+    """The per-turn headline strip of the latest run."""
+    return metric_strip(state.headline_values(), state.label or "no run yet")
+
+
+def opened(
+    page: ReplayPage, services: Services, trajectory_id: str | None, turn: int
+) -> dict[gr.components.Component, Any]:
+    """The page showing recording `trajectory_id` (None: none) at its 1-based `turn`."""
+    state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
+    size = max(len(state.trajectory.turns), 1) if state.trajectory else 1
+    at = min(max(turn, 1), size)
+    return {
+        page.state: state,
+        page.info: _info(state),
+        page.turn: gr.Slider(1, max(size, 2), value=at, step=1, interactive=size > 1),
+        page.strip: strip_html(state),
+        **show_turn(page, state, at),
+    }
+
+
+def on_load(page: ReplayPage, services: Services, query: dict[str, str]) -> dict[Any, Any]:
+    """The `?recording=<id>&turn=<n>` recording opened at that turn; nothing without a link."""
+    wanted = query.get("recording", "")
+    if not wanted:
+        return {}
+    turn = query.get("turn", "")
+    try:
+        updates = opened(page, services, wanted, int(turn) if turn.isdigit() else 1)
+    except AWPError as exc:  # a stale link says so beside the controls, nothing else
+        return {page.message: inline_error(exc)}
+    domain = updates[page.state].trajectory.domain
+    choices = playground_view.trajectory_choices(services.trajectories, domain)
+    return {
+        **updates,
+        page.domain: domain,
+        page.trajectory: gr.Dropdown(choices=choices, value=wanted),
+    }
+
+
+def load_outputs(page: ReplayPage) -> list[Any]:
+    """What `on_load` may fill."""
+    return [
+        page.state,
+        page.domain,
+        page.trajectory,
+        page.info,
+        page.turn,
+        page.strip,
+        *page.turn_outputs,
+        page.message,
+    ]
+
+
 def wire(page: ReplayPage, services: Services) -> None:
     """Bind the page's events."""
     playground = Playground(services, SessionKind.REPLAY)
 
-    def strip(state: ReplayState) -> str:
-        return metric_strip(state.headline_values(), state.label or "no run yet")
-
-    def select_domain(domain: str) -> dict[Any, Any]:
+    def select_domain(domain: str, shown: ReplayState) -> dict[Any, Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
-        return {page.trajectory: gr.Dropdown(choices=choices, value=None)}
+        # A link opens a recording and sets its domain at once: keep the recording it opened.
+        kept = (
+            shown.trajectory.id if shown.trajectory and shown.trajectory.domain == domain else None
+        )
+        return {page.trajectory: gr.Dropdown(choices=choices, value=kept)}
 
-    def load(trajectory_id: str | None) -> dict[gr.components.Component, Any]:
-        state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
-        size = max(len(state.trajectory.turns), 1) if state.trajectory else 1
-        return {
-            page.state: state,
-            page.info: _info(state),
-            page.turn: gr.Slider(1, max(size, 2), value=1, step=1, interactive=size > 1),
-            page.strip: strip(state),
-            **show_turn(page, state, 1),
-        }
+    def load(
+        trajectory_id: str | None, shown: ReplayState, turn: float | None
+    ) -> dict[gr.components.Component, Any]:
+        if shown.trajectory is not None and shown.trajectory.id == trajectory_id:
+            # Already shown (a link opened it at its turn): loading it again would lose the turn.
+            return {page.state: shown}
+        return opened(page, services, trajectory_id, 1)
 
     def show(state: ReplayState, turn: float | None) -> dict[gr.components.Component, Any]:
         return show_turn(page, state, turn)
@@ -198,11 +253,15 @@ def wire(page: ReplayPage, services: Services) -> None:
         with blocking_turn(services, request, choice.engine):
             for session in run_trajectory(playground, state.trajectory, choice, owner):
                 state = replace(state, run=session, label=label)
-                yield {page.state: state, page.strip: strip(state), **show_turn(page, state, turn)}
+                yield {
+                    page.state: state,
+                    page.strip: strip_html(state),
+                    **show_turn(page, state, turn),
+                }
 
     page.domain.change(
         inline(select_domain, page.message),
-        [page.domain],
+        [page.domain, page.state],
         [page.trajectory, page.message],
         api_name="replay_domain",
         concurrency_limit=None,
@@ -211,7 +270,7 @@ def wire(page: ReplayPage, services: Services) -> None:
     loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs, page.message]
     page.trajectory.change(
         inline(load, page.message),
-        [page.trajectory],
+        [page.trajectory, page.state, page.turn],
         loaded,
         api_name="replay_load",
         concurrency_limit=None,

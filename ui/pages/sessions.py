@@ -2,7 +2,8 @@
 
 Playground, Replay, benchmark, arena, rollout and live sessions all land in one store; this is
 where a person finds one again (by domain, kind, engine or a word of its owner, model or id) and
-reads it. `?session=<id>` opens one directly.
+reads it. `?session=<id>` opens one directly; `?annotation=<id>` opens the session an annotator
+corrected, that correction first (grounding links its corrections so).
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from typing import Any
 
 import gradio as gr
 
-from backend.domains.base import all_domains
-from backend.errors import BadInputError
+from backend.domains.base import all_domains, get_domain
+from backend.errors import BadInputError, NotFoundError
 from storage.models import SessionKind
 from storage.records import SessionSummary
 from ui.errors import inline, inline_error
+from ui.renderers import render as render_observation
+from ui.renderers.base import esc
 from ui.services import Services
 from ui.session_view import session_html
-from ui.views import empty
+from ui.views import empty, short
 
 ANY = ""
 HEADERS = ["id", "domain", "kind", "engine", "model", "steps", "owner", "updated"]
@@ -148,15 +151,45 @@ def wire(page: SessionsPage, services: Services) -> None:
     page.table.select(inline(picked, page.message), None, shown, **cheap)
 
 
+def correction_view(services: Services, annotation_id: int) -> tuple[int, str]:
+    """The session an annotation corrects and its HTML: the correction, then the session.
+
+    Raises:
+        NotFoundError: no such annotation (or its step is gone).
+    """
+    place = services.annotations.places([annotation_id]).get(annotation_id)
+    if place is None:
+        raise NotFoundError(f"Annotation {annotation_id} does not exist.")
+    record = services.annotations.get(annotation_id)
+    stored = services.sessions.load_session(place.session_id)
+    step = stored.steps[place.step_index]
+    index = place.step_index
+    before = stored.steps[index - 1].real_observation if index else stored.initial_state
+    renderer = get_domain(stored.domain).renderer
+    head = (
+        f'<div class="awp-item awp-correction" data-annotation="{annotation_id}"><h4>Correction '
+        f"#{annotation_id} by {esc(record.annotator)} ({esc(record.verdict.value)}) of step "
+        f"{place.step_index + 1}: <code>{esc(short(step.action, 160))}</code></h4>"
+        f"{render_observation(renderer, record.corrected_observation, before)}</div>"
+    )
+    return stored.id, head + session_html(stored)
+
+
 def on_load(page: SessionsPage, services: Services, query: dict[str, str]) -> dict[Any, Any]:
-    """The page's first contents: the newest sessions, and the `?session=` one opened."""
+    """The page's first contents: the newest sessions, and the `?session=` one opened.
+
+    `?annotation=<id>` opens the session that annotation corrects, with the correction first.
+    """
     listed = services.sessions.list_sessions(limit=200)
     updates: dict[Any, Any] = {page.table: gr.Dataframe(rows(listed) or None, headers=HEADERS)}
-    wanted = query.get("session", "")
-    if wanted.isdigit():
-        try:
+    wanted, annotation = query.get("session", ""), query.get("annotation", "")
+    try:
+        if annotation.isdigit():
+            session_id, view = correction_view(services, int(annotation))
+            updates |= {page.view: view, page.session_id: session_id}
+        elif wanted.isdigit():
             stored = services.sessions.load_session(int(wanted))
             updates |= {page.view: session_html(stored), page.session_id: stored.id}
-        except Exception as exc:  # a stale link says so beside the control, nothing else
-            updates[page.message] = inline_error(exc)
+    except Exception as exc:  # a stale link says so beside the control, nothing else
+        updates[page.message] = inline_error(exc)
     return updates
