@@ -147,10 +147,19 @@ class Settings(BaseSettings):
         default=900.0, gt=0, description="A live environment unused this long is closed."
     )
     live_memory_mb: int = Field(
-        default=1024, ge=64, description="Address-space limit of a live sandbox's processes."
+        default=1024,
+        ge=64,
+        description="Memory of a live sandbox: all its processes together where cgroups hold, "
+        "else the address space of each.",
     )
     live_disk_mb: int = Field(
         default=256, ge=16, description="Disk (tmpfs) a live sandbox may fill, all files together."
+    )
+    live_cgroups: Literal["auto", "off"] = Field(
+        default="auto",
+        description="Whole-sandbox limits (memory, CPU, tasks, frozen between actions) with one "
+        "cgroup per live sandbox: auto uses them where the machine allows (as root), off keeps "
+        "only the per-process limits.",
     )
     live_action_timeout_s: float = Field(
         default=60.0, gt=0, description="Longest a live action may run before it is stopped."
@@ -283,6 +292,7 @@ class Settings(BaseSettings):
             memory_mb=self.live_memory_mb,
             disk_mb=self.live_disk_mb,
             action_timeout_s=self.live_action_timeout_s,
+            cgroups=self.live_cgroups == "auto",
         )
 
     def resolved_database_url(self) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from gradio_client import Client
 
+from backend.envs.live import cgroups
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.live import skip_unless_live
 
@@ -64,3 +65,28 @@ def test_android_has_no_live_environment(app: RunningApp) -> None:
     assert "no emulator" in note
     with pytest.raises(Exception, match="no emulator"):
         client.predict("android", None, api_name="/start_live")
+
+
+def test_the_live_note_says_which_limits_hold(app: RunningApp) -> None:
+    note = Client(app.url, verbose=False).predict("terminal", api_name="/select_domain")[3]
+    if cgroups.enabled():
+        assert "Limits hold per sandbox (cgroups): all its processes together" in note
+        assert "1024 MB of memory plus its 256 MB of files" in note
+    else:
+        assert f"Limits hold per process only (no cgroups: {cgroups.unavailable()})" in note
+
+
+def test_with_cgroups_off_the_note_says_only_per_process_limits_hold(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    settings = {"live_max": 1, "live_cgroups": "off"}
+    running = start_app(tmp_path_factory.mktemp("live-ui-off"), settings=settings)
+    try:
+        note = Client(running.url, verbose=False).predict("terminal", api_name="/select_domain")[3]
+        assert (
+            "Limits hold per process only (no cgroups: switched off (`AWP_LIVE_CGROUPS=off`))"
+            in note
+        )
+        assert "each process gets 1024 MB of address space" in note
+    finally:
+        running.close()

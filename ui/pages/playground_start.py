@@ -11,6 +11,7 @@ from typing import Any
 
 import gradio as gr
 
+from backend.envs.live import cgroups
 from backend.envs.live.base import LIVE
 from backend.envs.live.run import unavailable
 from ui.services import Services
@@ -67,7 +68,8 @@ def live_offer(services: Services, domain: str) -> tuple[list[tuple[str, str]], 
         f"Each action also runs for real in a sandboxed {domain} environment, and its result "
         "is the real next state (with Hybrid, only the actions an exact executor answers run; "
         f"the model predicts the rest). At most {services.live.capacity} run at once; one "
-        f"unused for {services.live.idle_timeout_s / 60:.0f} minutes is closed."
+        f"unused for {services.live.idle_timeout_s / 60:.0f} minutes is closed. "
+        f"{cgroups.limits_held(services.live.config)}"
     )
     return choices, note
 

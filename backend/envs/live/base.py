@@ -90,6 +90,8 @@ class LiveConfig:
         action_timeout_s: longest an action may run before it is stopped.
         uid_base: first host uid of the pool that sandboxes drop to (one uid per sandbox).
         uid_count: size of that pool, and so the most sandboxes at once.
+        cgroups: give each sandbox its own control group where the machine allows it (False:
+            only the per-process limits hold, as on a machine without cgroups).
     """
 
     work_dir: Path
@@ -103,6 +105,7 @@ class LiveConfig:
     action_timeout_s: float = 60.0
     uid_base: int = 61_000
     uid_count: int = 64
+    cgroups: bool = True
 
 
 @runtime_checkable

@@ -164,6 +164,7 @@ class SandboxedChromium:
         memory_mb: memory of the whole browser (cgroups only; its /tmp and /dev/shm on top).
         cpu_share: CPU cores the whole browser may use at once (cgroups only).
         tasks: tasks (threads) of the whole browser (cgroups only).
+        use_cgroups: give the browser its own control group where the machine allows it.
     """
 
     def __init__(
@@ -176,6 +177,7 @@ class SandboxedChromium:
         memory_mb: int = 1024,
         cpu_share: float = 1.0,
         tasks: int = BROWSER_TASKS,
+        use_cgroups: bool = True,
     ) -> None:
         self._readable = list(readable)
         self._tmp_mb = tmp_mb
@@ -183,7 +185,7 @@ class SandboxedChromium:
         instance = claim(work_dir)
         self._scratch = Path(tempfile.mkdtemp(prefix="web-", dir=instance.folder))
         self._group: cgroups.Group | None = None
-        if cgroups.enabled():
+        if cgroups.active(use_cgroups):
             self._group = cgroups.Group(instance.name, self._scratch.name)
             self._group.create(memory_mb + 2 * tmp_mb, cpu_share, tasks)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-web")

@@ -30,6 +30,10 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backend.envs.live.base import LiveConfig
 
 TOP = "awp-live"
 V1 = ("memory", "cpu", "cpuacct", "pids", "freezer")
@@ -117,6 +121,34 @@ def enabled() -> bool:
 def unavailable() -> str:
     """Why sandboxes get no whole-sandbox limits here ("" when they do), for the UI and CLI."""
     return hierarchy().reason
+
+
+def active(wanted: bool) -> bool:
+    """True when a sandbox whose config asks for cgroups (`wanted`) gets its group here."""
+    return wanted and enabled()
+
+
+def limits_held(config: LiveConfig) -> str:
+    """One sentence saying which limits bound a live sandbox here, with their figures.
+
+    The one place the UI learns it: whole-sandbox limits where cgroups hold, otherwise (an
+    unprivileged Space, or `AWP_LIVE_CGROUPS=off`) only the per-process ones, and what that
+    leaves unbounded.
+    """
+    if active(config.cgroups):
+        return (
+            f"Limits hold per sandbox (cgroups): all its processes together, a web browser "
+            f"included, get {config.memory_mb} MB of memory plus its {config.disk_mb} MB of "
+            f"files, {config.cpu_share:g} CPU core(s), {config.sandbox_cpu_seconds} CPU seconds "
+            f"and {config.processes} tasks, and it is frozen between actions."
+        )
+    reason = unavailable() if config.cgroups else "switched off (`AWP_LIVE_CGROUPS=off`)"
+    return (
+        f"Limits hold per process only (no cgroups: {reason}): each process gets "
+        f"{config.memory_mb} MB of address space and {config.cpu_seconds} CPU seconds, a sandbox "
+        f"{config.processes} processes and {config.disk_mb} MB of files; its processes together, "
+        "and a web browser, have no memory or CPU limit, and background work runs between actions."
+    )
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ class Scratch:
         self.folder.mkdir(mode=0o700)
         options = f"size={config.disk_mb}m,mode=0710,uid=0,gid={self.uid},nosuid,nodev"
         run_host([require("mount"), "-t", "tmpfs", "-o", options, "awp-live", str(self.folder)])
-        if cgroups.enabled():
+        if cgroups.active(config.cgroups):
             self.group = cgroups.Group(instance, f"sandbox-{self.uid}")
             # Its tmpfs files are charged to the sandbox's memory too: the limit holds both.
             self.group.create(config.memory_mb + config.disk_mb, config.cpu_share, config.processes)

@@ -173,6 +173,7 @@ class WebEnvironment:
             config.action_timeout_s,
             memory_mb=config.memory_mb,
             cpu_share=config.cpu_share,
+            use_cgroups=config.cgroups,
         )
 
     def _running(self) -> tuple[SandboxedChromium, Episode]:
