@@ -46,6 +46,8 @@ def test_a_live_terminal_step_beside_the_prediction(browser, live_app: RunningAp
         act(page, '[{"keystrokes": "echo live-terminal && ls -la /\\n", "duration": 0.8}]')
         real = page.locator("#pg-real").inner_text()
         assert "Real (live) after step 1" in real and "live-terminal" in real
+        assert "live reward none" in page.locator("#pg-status .awp-live").inner_text()
+        assert page.locator("#pg-screenshot img").count() == 0  # a shell has no picture
         shot(page, "live-terminal")
     finally:
         context.close()
