@@ -14,13 +14,14 @@ from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from backend.envs.live.base import LiveStep
+from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
 from backend.recording import SessionTarget
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import SimRequest, Turn
 from storage.models import SessionKind
 from ui.services import EngineChoice, Services
-from ui.session import PlaySession, PlayStep, Score
+from ui.session import LiveView, PlaySession, PlayStep, Score
 
 
 @runtime_checkable
@@ -37,11 +38,24 @@ class Preparable(Protocol):
         ...
 
 
-def live_closure(step: LiveStep) -> str:
+def live_closure(view: LiveView) -> str:
     """The live environment's verdict on the step: its reward, and whether the episode ended."""
-    reward = "no reward signal" if step.reward is None else f"reward {step.reward:g}"
-    done = "the episode is done" if step.done else "the episode goes on"
+    reward = "no reward signal" if view.reward is None else f"reward {view.reward:g}"
+    done = "the episode is done" if view.done else "the episode goes on"
     return f"Live: {reward}, {done}."
+
+
+def live_view(run: LiveRun, after: int, step: LiveStep | None = None) -> LiveView:
+    """The live environment's reward and end after `step`, with a picture where it has one.
+
+    A screenshot that fails costs the step nothing: the view says why there is none.
+    """
+    reward, done = (step.reward, step.done) if step is not None else (None, False)
+    try:
+        picture = run.screenshot()
+    except LiveEnvironmentError as error:
+        return LiveView(after, reward, done, problem=f"No screenshot of the page: {error}")
+    return LiveView(after, reward, done, picture)
 
 
 @dataclass(frozen=True)
@@ -108,7 +122,7 @@ class Playground:
             )
             engine.prepare()
         target, prefix, notice = self._target(session, choice, owner)
-        with self._reality(session) as (live, replayed, acted):
+        with self._reality(session) as (live, replayed, acted, run):
             notice = " ".join(filter(None, [replayed, notice]))
             index = len(session.steps) + 1
             text, reasoning = "", ""
@@ -124,16 +138,17 @@ class Playground:
                 text += item.content_delta
                 reasoning += item.reasoning_delta
                 yield Partial(request, index, text, reasoning)
-        if outcome is None:
-            raise EngineRequestError("The engine ended its stream without a prediction.")
-        if acted and not outcome.live_error:
-            notice = " ".join(filter(None, [live_closure(acted[-1]), notice]))
+            if outcome is None:
+                raise EngineRequestError("The engine ended its stream without a prediction.")
+            view = None
+            if run is not None and acted and not outcome.live_error:
+                view = live_view(run, index, acted[-1])
         if outcome.live_error:
             notice = (
                 f"The live environment failed ({outcome.live_error}); the step is stored "
                 f"without a real state. {notice}"
             )
-        yield Done(self._after(session, outcome, choice, notice))
+        yield Done(replace(self._after(session, outcome, choice, notice), live_view=view))
 
     def start_live(
         self, domain: str, task: str | None, owner: str, hybrid: bool = False
@@ -165,23 +180,25 @@ class Playground:
             live=handle,
             notice=notice,
             hybrid=hybrid,
+            live_view=live_view(run, 0),
         )
 
     @contextmanager
     def _reality(
         self, session: PlaySession
-    ) -> Iterator[tuple[Reality | None, str, list[LiveStep]]]:
+    ) -> Iterator[tuple[Reality | None, str, list[LiveStep], LiveRun | None]]:
         """The live environment a step runs its action in (None off live), held for the step.
 
-        Also yields what was replayed, and the live steps the action produced (their reward
-        and whether the episode ended are what the page shows after the step).
+        Also yields what was replayed, the live steps the action produced (their reward and
+        whether the episode ended are what the page shows after the step), and the run itself
+        (for its picture, taken while the step still holds it).
 
         A live environment that took other actions than the session's kept steps (after a
         rewind or branch, or a failed step) first replays the kept ones from its task's start.
         After the step, the run's trajectory is stored again with the new turn.
         """
         if session.live is None:
-            yield None, "", []
+            yield None, "", [], None
             return
         pool = self.services.live
         if pool is None:
@@ -202,7 +219,7 @@ class Playground:
                 return acted[-1].observation
 
             try:
-                yield act, replayed, acted
+                yield act, replayed, acted, run
             finally:
                 self.services.trajectories.upsert(run.trajectory())
 

@@ -66,6 +66,26 @@ class PlayStep:
 
 
 @dataclass(frozen=True)
+class LiveView:
+    """What the live environment showed after the session's step `after` (0: at its start).
+
+    Attributes:
+        after: how many steps the session had when this was taken; shown only while it still
+            has that many (a rewind leaves it behind).
+        reward: the environment's reward for that step, where it has one.
+        done: whether the environment ended the episode.
+        screenshot: the page as a PNG, where the environment has a picture (the web page).
+        problem: why no screenshot could be taken ("" when none was wanted or it was taken).
+    """
+
+    after: int
+    reward: float | None = None
+    done: bool = False
+    screenshot: bytes | None = None
+    problem: str = ""
+
+
+@dataclass(frozen=True)
 class PlaySession:
     """The state of one playground session.
 
@@ -83,6 +103,7 @@ class PlaySession:
             then the live run's, stored as source `live:<domain>`).
         hybrid: with `live`, the domain's routing policy picks who answers each action: exact
             executors run in the live environment, the model answers the rest (never run).
+        live_view: the live environment's reward, end and picture after the latest live step.
     """
 
     domain: str
@@ -96,6 +117,7 @@ class PlaySession:
     notice: str = ""
     live: str | None = None
     hybrid: bool = False
+    live_view: LiveView | None = None
 
     def ran_live(self) -> list[str]:
         """The actions the live environment ran: all of them, but a hybrid session's predicted."""

@@ -125,6 +125,11 @@ CSS = """
 .awp-grounding[open] { flex-basis: 100%; }
 .awp-grounding ol { margin: 4px 0 2px 22px; padding: 0; }
 .awp-chip-warn { background: #fef3c7; } .awp-chip-bad { background: #fee2e2; }
+.awp-chip-good { background: #dcfce7; }
+.awp-live { margin: 4px 0; font-size: 14px; }
+.awp-shot { margin: 8px 0 0; } .awp-shot img { max-width: 100%; border: 1px solid
+  var(--border-color-primary); border-radius: 4px; image-rendering: auto; }
+.awp-shot figcaption { font-size: 12px; color: var(--body-text-color-subdued); }
 .awp-note { color: var(--body-text-color-subdued); margin-left: 6px; }
 .awp-reveal { padding: 8px 12px; border-radius: 8px; margin: 6px 0;
   background: var(--background-fill-secondary); border-left: 4px solid #9ca3af; }

@@ -46,6 +46,8 @@ def test_a_live_terminal_step_beside_the_prediction(browser, live_app: RunningAp
         act(page, '[{"keystrokes": "echo live-terminal && ls -la /\\n", "duration": 0.8}]')
         real = page.locator("#pg-real").inner_text()
         assert "Real (live) after step 1" in real and "live-terminal" in real
+        assert "live reward none" in page.locator("#pg-status .awp-live").inner_text()
+        assert page.locator("#pg-screenshot img").count() == 0  # a shell has no picture
         shot(page, "live-terminal")
     finally:
         context.close()
@@ -65,10 +67,24 @@ def test_a_live_web_step_beside_the_prediction(page, app: RunningApp, shot):
     page.set_viewport_size({"width": 1440, "height": 1100})
     open_app(page, app.url)
     start_live(page, "Web browser", "miniwob.click-button")  # a random instance
+    # The page is pictured from the start, beside the tree it will be compared with.
+    assert "The live page at the start" in page.locator("#pg-screenshot").inner_text()
     page.get_by_text("State before the step").click()
     before = page.locator("#pg-before").inner_text()
     assert "RootWebArea Click Button Task" in before
-    button = re.search(r"\[(\d+)\] button", before).group(1)  # the instance is random
+    # The instance is random: the task names the button to click, the tree its bid.
+    wanted = re.search(r'Click on the "(.+?)" button', page.locator("#pg-status").inner_text())
+    assert wanted, page.locator("#pg-status").inner_text()
+    found = re.search(rf"\[(\d+)\] button {re.escape(wanted.group(1))}(\s|$)", before)
+    assert found, (wanted.group(1), before)
+    button = found.group(1)
     act(page, f"click('{button}')")
     assert "Real (live) after step 1" in page.locator("#pg-real").inner_text()
+    # The closure: MiniWoB's reward and the end of the episode, and the page as a picture.
+    live = page.locator("#pg-status .awp-live").inner_text()
+    assert "live reward 1" in live and "episode done" in live, live
+    picture = page.locator("#pg-screenshot img")
+    assert "after step 1" in (picture.get_attribute("alt") or "")
+    size = picture.evaluate("img => [img.naturalWidth, img.naturalHeight]")
+    assert size == [332, 214], size  # MiniWoB's viewport, drawn
     shot(page, "live-web")

@@ -120,6 +120,22 @@ def test_fill_then_click_solves_a_task(env: WebEnvironment) -> None:
     assert (solved.reward, solved.done, solved.info["error"]) == (1.0, True, "")
 
 
+def _png_size(picture: bytes) -> tuple[int, int]:
+    assert picture.startswith(b"\x89PNG\r\n\x1a\n"), picture[:8]
+    return int.from_bytes(picture[16:20], "big"), int.from_bytes(picture[20:24], "big")
+
+
+def test_the_page_is_pictured_at_its_viewport_and_the_picture_follows_the_page(
+    env: WebEnvironment,
+) -> None:
+    first = env.start("miniwob.enter-text@3")
+    before = env.screenshot()
+    assert _png_size(before) == (332, 214)  # MiniWoB's viewport, whatever the page's length
+    env.act(f"fill('{_bid(first, 'textbox')}', 'pictured')")
+    after = env.screenshot()
+    assert _png_size(after) == (332, 214) and after != before
+
+
 def test_the_same_instance_comes_back_and_calls_may_share_a_line(env: WebEnvironment) -> None:
     first = env.start("miniwob.click-checkboxes@7")
     goal = env.task.goal if env.task else ""

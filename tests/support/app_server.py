@@ -55,6 +55,7 @@ STEP_OUTPUTS = (
     "scores",
     "diff",
     "timeline",
+    "screenshot",
     "queue",
 )
 """Outputs of /load_turn, /step, /rewind and /branch (the session state is hidden)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +19,16 @@ from ui.play import Partial, Preparing
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
-from ui.session import PlaySession
-from ui.views import TIMELINE_HEADERS, empty, scores_html, short, status_html, timeline_rows
+from ui.session import LiveView, PlaySession
+from ui.views import (
+    TIMELINE_HEADERS,
+    chip,
+    empty,
+    scores_html,
+    short,
+    status_html,
+    timeline_rows,
+)
 
 TASK_PREVIEW = 70
 
@@ -36,6 +45,7 @@ class StepView:
     scores: gr.HTML
     diff: gr.HTML
     timeline: gr.Dataframe
+    screenshot: gr.HTML
 
     @property
     def outputs(self) -> list[gr.components.Component]:
@@ -45,7 +55,7 @@ class StepView:
 
 def render(prefix: str, values: list[Any]) -> StepView:
     """Build the step view showing `values` (from `present`); `prefix` keeps ids unique."""
-    before, status, predicted, real, reasoning, scores, diff, rows = values
+    before, status, predicted, real, reasoning, scores, diff, rows, screenshot = values
     with gr.Accordion("State before the step", open=False):
         before_html = gr.HTML(before, label="State before", elem_id=f"{prefix}-before")
     status_html = gr.HTML(status, label="Status", elem_id=f"{prefix}-status")
@@ -62,6 +72,10 @@ def render(prefix: str, values: list[Any]) -> StepView:
             gr.Markdown("#### Real next state")
             real_html = gr.HTML(
                 real, label="Real", elem_id=f"{prefix}-real", elem_classes="awp-panel"
+            )
+            # A live web page as a picture, beside its tree (empty for every other domain).
+            screenshot_html = gr.HTML(
+                screenshot, label="Screenshot", elem_id=f"{prefix}-screenshot"
             )
     with gr.Accordion("Model reasoning", open=False, elem_id=f"{prefix}-reasoning-box"):
         reasoning_html = gr.HTML(reasoning, label="Reasoning", elem_id=f"{prefix}-reasoning")
@@ -86,6 +100,7 @@ def render(prefix: str, values: list[Any]) -> StepView:
         scores_div,
         diff_html,
         timeline,
+        screenshot_html,
     )
 
 
@@ -94,6 +109,37 @@ def caption(index: int, action: str, what: str) -> str:
     return (
         f'<div class="awp-caption">{esc(what)} after step {index}: '
         f"<code>{esc(short(action))}</code></div>"
+    )
+
+
+def shown_live(session: PlaySession) -> LiveView | None:
+    """The live view that belongs to what the session shows (None after a rewind past it)."""
+    view = session.live_view
+    return view if view is not None and view.after == len(session.steps) else None
+
+
+def live_chips(view: LiveView | None) -> str:
+    """The live environment's reward and end after a step, as chips ("" before any step)."""
+    if view is None or not view.after:
+        return ""
+    reward = "none" if view.reward is None else f"{view.reward:g}"
+    tone = "" if view.reward is None else ("good" if view.reward > 0 else "bad")
+    done = chip("episode", "done", "good") if view.done else chip("episode", "goes on")
+    return f'<div class="awp-status awp-live">{chip("live reward", reward, tone)}{done}</div>'
+
+
+def screenshot_html(view: LiveView | None) -> str:
+    """The live page as a picture with what it shows ("" where there is no picture)."""
+    if view is None:
+        return ""
+    if view.screenshot is None:
+        return empty(view.problem) if view.problem else ""
+    when = f"after step {view.after}" if view.after else "at the start"
+    data = base64.b64encode(view.screenshot).decode("ascii")
+    return (
+        f'<figure class="awp-shot"><img src="data:image/png;base64,{data}" '
+        f'alt="The live web page {when}"><figcaption>The live page {when}, as the browser '
+        "shows it (its accessibility tree is the real state)</figcaption></figure>"
     )
 
 
@@ -111,7 +157,18 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
             hint += " The recording knows the real next state for its next action."
         before = render_observation(renderer, session.previous_observation())
         status = task_html(session) + (status_html(None, session.notice) if session.notice else "")
-        return [before, status, empty(hint), empty("Nothing simulated yet."), "", "", "", rows]
+        picture = screenshot_html(shown_live(session))
+        return [
+            before,
+            status,
+            empty(hint),
+            empty("Nothing simulated yet."),
+            "",
+            "",
+            "",
+            rows,
+            picture,
+        ]
     index = len(session.steps)
     prior = state_before(session.history()[:-1], session.initial_state)
     prediction = last.prediction
@@ -135,9 +192,10 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
     else:
         real = render_observation(renderer, last.real, prior)
     answered = f"Answered exactly ({prediction.answered_by})" if exact else "Predicted"
+    live = shown_live(session)
     return [
         render_observation(renderer, prior),
-        task_html(session) + status_html(prediction, note, places),
+        task_html(session) + live_chips(live) + status_html(prediction, note, places),
         caption(index, last.action, answered)
         + render_observation(renderer, prediction.observation, prior),
         caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
@@ -145,6 +203,7 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
         scores_html(last.scores, last.real is not None, session.domain),
         render_diff(prediction.observation, last.real, kind=renderer),
         rows,
+        screenshot_html(live),
     ]
 
 
@@ -160,6 +219,7 @@ def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.
             view.reasoning: "",
             view.scores: "",
             view.diff: "",
+            view.screenshot: "",
         }
         return {
             view.status: status_html(None, event.message),
@@ -190,6 +250,7 @@ def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.
         view.reasoning: "",
         view.scores: empty("Scores appear when the prediction is complete."),
         view.diff: empty("The diff appears when the prediction is complete."),
+        view.screenshot: "",
     }
 
 
@@ -207,6 +268,7 @@ def failed(
         view.reasoning: "",
         view.scores: "",
         view.diff: "",
+        view.screenshot: "",
     }
 
 

@@ -17,7 +17,7 @@ import gradio as gr
 from backend.engines.base import engine_spec
 from storage.models import SessionKind
 from ui.errors import inline
-from ui.play import Done, Playground
+from ui.play import Done, Playground, live_closure
 from ui.queueing import blocking_turn
 from ui.renderers.base import esc
 from ui.replay import run_trajectory
@@ -174,12 +174,14 @@ def wire(page: StartPage, services: Services) -> None:
             if services.live is not None and session.live is not None:
                 services.live.close(session.live)
         engine = shell_engine(services)
+        view = session.live_view
+        closure = live_closure(view) if view is not None and view.after else ""
         return {
             page.result: _done(
                 f"A live shell ran the command; {engine} predicted it",
                 session,
                 time.perf_counter() - started,
-                session.notice,
+                " ".join(filter(None, [closure, session.notice])),
             )
             + _last_step(session)
         }

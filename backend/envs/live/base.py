@@ -159,6 +159,19 @@ class LiveEnvironment(Protocol):
         ...
 
 
+@runtime_checkable
+class Pictured(Protocol):
+    """A live environment that can show its current state as a picture (the web page)."""
+
+    def screenshot(self) -> bytes:
+        """The current state as a PNG, bounded in size (the web page's viewport).
+
+        Raises:
+            LiveEnvironmentError: the environment is not started, died or failed.
+        """
+        ...
+
+
 LiveFactory = Callable[[LiveConfig], LiveEnvironment]
 
 

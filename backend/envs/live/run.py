@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from backend.domains.base import DOMAINS
-from backend.envs.live.base import LiveConfig, LiveEnvironment, LiveStep, live_kind
+from backend.envs.live.base import LiveConfig, LiveEnvironment, LiveStep, Pictured, live_kind
 from backend.errors import LiveEnvironmentError, UnknownNameError
 from backend.types import PromptContext, Trajectory, Turn
 
@@ -86,6 +86,14 @@ class LiveRun:
         self.turns.append(Turn(action=action, observation=step.observation))
         self.rewards.append(step.reward)
         return step
+
+    def screenshot(self) -> bytes | None:
+        """The environment's current state as a PNG, where it has a picture (the web page).
+
+        Raises:
+            LiveEnvironmentError: the environment died or failed.
+        """
+        return self.env.screenshot() if isinstance(self.env, Pictured) else None
 
     def replay(self, actions: Sequence[str]) -> None:
         """Start the task again and take `actions`: the environment is where those leave it.

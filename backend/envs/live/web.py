@@ -36,6 +36,8 @@ from backend.errors import LiveEnvironmentError, UnknownNameError
 DEFAULT_TASK = "miniwob.click-button"
 START_TIMEOUT_S = 90.0
 """Bound on launching the browser and setting up a task page (seconds here; more under load)."""
+SCREENSHOT_MAX = (800, 600)
+"""Largest screenshot in CSS pixels (MiniWoB's viewport is 332 x 214): a PNG of at most ~1 MB."""
 INSTALL = (
     "pip install --no-deps browsergym-core==0.14.3 browsergym-miniwob==0.14.3 miniwob==1.1.0 "
     "(as scripts/setup.sh does)"
@@ -185,6 +187,24 @@ class WebEnvironment:
         """The current page's accessibility tree."""
         browser, episode = self._running()
         return browser.run(lambda _: episode.observe())
+
+    def screenshot(self) -> bytes:
+        """The active page's viewport as a PNG, clipped to `SCREENSHOT_MAX`.
+
+        Taken on the browser's thread like every Playwright call; only the viewport, so a long
+        page cannot make a large picture.
+        """
+        browser, episode = self._running()
+        width, height = SCREENSHOT_MAX
+
+        def take(_: Any) -> bytes:
+            size = episode.page.viewport_size or {"width": width, "height": height}
+            clip = {"x": 0, "y": 0, "width": min(size["width"], width)}
+            clip["height"] = min(size["height"], height)
+            picture: bytes = episode.page.screenshot(type="png", clip=clip, animations="disabled")
+            return picture
+
+        return browser.run(take)
 
     def act(self, action: str) -> LiveStep:
         """Run BrowserGym action calls; a failing action is reported in `info["error"]`.
