@@ -77,7 +77,7 @@ def progress_text(view: JobView) -> str:
         return f"{view.title}: cancelled{ran}; the engine is free."
     if view.status is JobStatus.FAILED:
         return f"{view.title}: failed after {_seconds(view.elapsed_s)}: {view.message}"
-    budget = view.unit == "tokens"
+    budget = view.budget
     if view.total and view.done <= view.total:
         counted = f"{view.done:,} of {'at most ' if budget else ''}{view.total:,} {view.unit}"
     else:
@@ -87,13 +87,16 @@ def progress_text(view: JobView) -> str:
         return f"{view.title}: done in {_seconds(view.elapsed_s)}{made}."
     if view.cancelling:
         return f"{view.title}: cancelling (the engine stops at its next token or request)…"
-    if not view.done:
+    if not view.done and view.unit == "tokens":
         # Nothing decoded yet: the model is loading, or another call holds the engine.
         left = "waiting for the engine (loading, or busy with another call)"
+    elif not view.done:
+        left = f"no estimate before the first of the {view.unit} is done"
     elif view.eta_s is None:
         left = "no estimate yet"
     else:
-        # A token budget is an upper bound (generation may stop sooner); items are counted.
+        # A budget is an upper bound (generation or an episode may stop sooner); items are
+        # counted.
         left = f"{'at most' if budget else 'about'} {_seconds(view.eta_s)} left"
     return f"{view.title}: {counted} · {_seconds(view.elapsed_s)} · {left}"
 
