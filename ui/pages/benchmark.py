@@ -123,6 +123,10 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         rows, choices = benchmarks.listing()
         return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown(choices)
 
+    def relisted() -> dict[Any, Any]:
+        past, run_id = listing()
+        return {page.past: past, page.run_id: run_id}
+
     def start(
         dataset: str,
         engines: list[str],
@@ -156,13 +160,11 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         note = (
             f"Finished: {results.dataset}, {results.history_mode}. Overall macro = mean of domains."
         )
-        past, run_id = listing()
         return {
             page.status: note,
             page.results: gr.Dataframe(rows, headers=headers),
             page.chart: str(chart),
-            page.past: past,
-            page.run_id: run_id,
+            **relisted(),
         }
 
     def show(run_id: str) -> list[Any]:
@@ -183,6 +185,7 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         finished,
         [page.status, page.results, page.chart, page.past, page.run_id],
         api_name="bench_run",
+        stopped=relisted,  # a cancelled or failed run is listed as it ended
     )
     page.show.click(
         guarded(show),

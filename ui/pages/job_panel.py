@@ -148,11 +148,13 @@ def wire(
     outputs: Sequence[Any],
     api_name: str,
     inputs_kwargs: dict[str, Any] | None = None,
+    stopped: Callable[[], dict[Any, Any]] | None = None,
 ) -> None:
     """`button` starts `start(*inputs, request, **inputs_kwargs) -> Job`; the panel follows it.
 
     `show(result)` fills `outputs` once the job finishes; a failure or Cancel leaves them as
-    they were. A start that raises (bad input) says why in the line and starts nothing.
+    they were, except what `stopped()` updates then (a runs list, to show how the run ended).
+    A start that raises (bad input) says why in the line and starts nothing.
     """
 
     @functools.wraps(start)
@@ -182,6 +184,8 @@ def wire(
                 updates |= show(job.result)
             except Exception as exc:  # showing a result must not hide that the job is done
                 updates[panel.line] = inline_error(exc)
+        elif view.ended and stopped is not None:
+            updates |= stopped()
         return updates
 
     def cancel(job_id: str | None, request: gr.Request) -> dict[Any, Any]:

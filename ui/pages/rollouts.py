@@ -246,6 +246,7 @@ def wire(page: RolloutsPage, services: Services) -> None:
         finished,
         [page.status, page.summary, page.rows, page.episode, *views, page.past],
         api_name="rollout_run",
+        stopped=lambda: {page.past: listing()},  # a cancelled or failed run is listed as it ended
     )
     page.refresh.click(
         guarded(listing), None, page.past, api_name="rollout_past", concurrency_limit=None
