@@ -16,13 +16,15 @@ import pytest
 
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun, RolloutRun
-from tests.browser.pages import open_app, open_tab, step, wait_for_text
+from tests.browser.pages import open_app, open_tab, wait_for_text
 from tests.support.app_server import RunningApp, start_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ITEMS = 24
 """Three chunks of eight: the first one finishing shows items counted before Cancel."""
+BUDGET = 64
+"""Tokens a prediction decodes (all of them: the tiny model never stops): a chunk takes a while."""
 WAIT_MS = 600_000
 
 
@@ -31,7 +33,7 @@ def model_app(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
     running = start_app(
         tmp_path_factory.mktemp("cancel-app"),
         engine="transformers",
-        settings={"model": str(tiny_model_dir)},
+        settings={"model": str(tiny_model_dir), "max_new_tokens": BUDGET},
     )
     yield running
     running.close()
@@ -75,7 +77,8 @@ def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model
 
     # The engine the benchmark held is free: a Playground step on it completes and is stored.
     open_tab(tab, "Playground")
-    step(tab)
+    tab.locator("#pg-step").click()
+    wait_for_text(tab, "#pg-status", "Stored as prediction", WAIT_MS)
     shot(tab, "jobs-bench-then-step")
 
 
