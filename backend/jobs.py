@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "Failed unexpectedly; see the server log."
 KEEP = 200
 """Ended jobs kept for reopening (the oldest ended ones go first)."""
+BUDGETS = frozenset({"tokens", "steps"})
+"""Units whose total is a budget, not a count: generation stops at end-of-sequence, an episode
+at its end, so the work may finish before it reaches the total."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -64,7 +67,8 @@ class JobView:
         cancelling: Cancel was pressed and the work has not let go yet.
         done: units done (`unit`).
         total: units it will do at most, when known.
-        unit: what it counts: `tokens` (a budget: the work may end sooner) or items.
+        unit: what it counts: `tokens` or `steps` (budgets: the work may end sooner), or
+            items it does all of (`items`, `episodes`).
         elapsed_s: seconds since it started running (0 while queued).
         eta_s: seconds left at the rate so far; None until there is a rate, or no total.
         message: why it failed or was cancelled.
@@ -89,6 +93,11 @@ class JobView:
     def ended(self) -> bool:
         """Whether the work has stopped (its worker let go of the engine)."""
         return self.status in ENDED
+
+    @property
+    def budget(self) -> bool:
+        """Whether `total` is an upper bound (the work may end sooner) rather than a count."""
+        return self.unit in BUDGETS
 
 
 class Job:
@@ -228,11 +237,20 @@ def raise_if_cancelled() -> None:
         job.check()
 
 
+def count(units: int, unit: str) -> None:
+    """Count `units` of `unit` done towards the current job's progress.
+
+    Nothing happens outside a job or when the job counts another unit, so deep code (an engine
+    decoding, an episode stepping) reports what it does without knowing who listens.
+    """
+    job = _CURRENT.get()
+    if job is not None and job.unit == unit:
+        job.add(units)
+
+
 def count_tokens(tokens: int) -> None:
     """Count decoded tokens towards the current job's progress (nothing outside a job)."""
-    job = _CURRENT.get()
-    if job is not None and job.unit == "tokens":
-        job.add(tokens)
+    count(tokens, "tokens")
 
 
 def carried(fn: Callable[P, T]) -> Callable[P, T]:

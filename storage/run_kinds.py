@@ -43,9 +43,9 @@ class BenchRun(RunRecord):
         )
 
     @classmethod
-    def interrupted_message(cls, out_dir: str | None) -> str:
+    def interrupted_message(cls, out_dir: str | None, cause: str = "Interrupted") -> str:
         """Its folder holds every finished item, so the run can be continued."""
-        return f"Interrupted; `awp bench --resume --out {out_dir}` continues it."
+        return f"{cause}; `awp bench --resume --out {out_dir}` continues it."
 
     @property
     def dataset(self) -> str:

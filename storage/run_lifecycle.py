@@ -1,7 +1,8 @@
 """The one way work runs under a run record: start, progress, then finished, failed or interrupted.
 
 Every edge (the `awp` commands, the pages, training threads) wraps its work in `recorded`, so
-every kind of run ends the same way: Ctrl-C reads `interrupted`, a domain error keeps its message
+every kind of run ends the same way: Ctrl-C and a page's Cancel read `interrupted` (saying which),
+a domain error keeps its message
 (written for people), and anything else is logged with its traceback while the run only
 says it failed unexpectedly: the text of an arbitrary exception can hold paths, URLs or secrets.
 """
@@ -15,13 +16,15 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from backend.errors import AWPError
+from backend.errors import AWPError, JobCancelledError
 from storage.models import RunStatus
 from storage.runs import RunRecord, RunStore
 
 logger = logging.getLogger(__name__)
 
 UNEXPECTED = "Failed unexpectedly; see the server log."
+CANCELLED = "Cancelled"
+"""How an interrupted run's message begins when the person cancelled its job."""
 
 
 class RunHandle:
@@ -82,6 +85,9 @@ def recorded(
         yield handle
     except KeyboardInterrupt:
         _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir))
+        raise
+    except JobCancelledError:  # the person pressed Cancel: stopped, not broken
+        _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir, CANCELLED))
         raise
     except AWPError as exc:
         _end(store, handle.id, RunStatus.FAILED, str(exc))

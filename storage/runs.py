@@ -53,9 +53,12 @@ class RunRecord:
     updated_at: datetime
 
     @classmethod
-    def interrupted_message(cls, out_dir: str | None) -> str:
-        """What an interrupted run of this kind tells people (kinds that can resume say how)."""
-        return "Interrupted before it finished."
+    def interrupted_message(cls, out_dir: str | None, cause: str = "Interrupted") -> str:
+        """What an interrupted run of this kind tells people (kinds that can resume say how).
+
+        `cause` says what stopped it: `Interrupted` (Ctrl-C, a killed process) or `Cancelled`.
+        """
+        return f"{cause} before it finished."
 
 
 R = TypeVar("R", bound=RunRecord)

@@ -8,6 +8,7 @@ and chart.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,17 +115,36 @@ class Benchmarks:
         self.services = services
         self.store = services.runs
 
-    def run(self, user: User, request: BenchRequest) -> tuple[BenchResults, Path]:
-        """Run the benchmark into a new folder, recorded as a run; returns results and chart path.
+    @staticmethod
+    def check(user: User, request: BenchRequest) -> None:
+        """Refuse a request that cannot run, before any job is started for it.
 
         Raises:
             AccessDeniedError: a dataset path given by someone who is not an admin.
-            BadInputError: no engine chosen, or the dataset is unknown or malformed.
+            BadInputError: no engine chosen.
         """
         if not request.engines:
             raise BadInputError("Choose at least one engine to benchmark.")
         if request.dataset not in DATASETS and not user.is_admin:
             raise AccessDeniedError("Only admins can benchmark a dataset file from the server.")
+
+    def run(
+        self,
+        user: User,
+        request: BenchRequest,
+        progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> tuple[BenchResults, Path]:
+        """Run the benchmark into a new folder, recorded as a run; returns results and chart path.
+
+        `progress` hears (items done, items to do) as chunks finish; the run record counts
+        them too, so the runs list shows how far a running benchmark is.
+
+        Raises:
+            AccessDeniedError: a dataset path given by someone who is not an admin.
+            BadInputError: no engine chosen, or the dataset is unknown or malformed.
+            JobCancelledError: its job was cancelled (the run is recorded as interrupted).
+        """
+        self.check(user, request)
         out = new_run_dir(self.services.data_dir, request.engines)
         config = RunConfig(
             engines=request.engines,
@@ -137,6 +157,11 @@ class Benchmarks:
         simulators = self.services.simulator
         spec = BenchRun.new_spec(request.dataset, request.engines, request.judge)
         with recorded(self.store, BenchRun, spec, out_dir=str(out), owner=user.name) as run:
+
+            def advance(done: int, total: int) -> None:
+                run.progress(done, total)
+                progress(done, total)
+
             results = run_bench(
                 request.dataset,
                 out,
@@ -145,6 +170,7 @@ class Benchmarks:
                 lambda name: simulators(name, chosen_model(None), None),
                 judge,
                 sessions=BenchSessions(self.services.sessions, run.id),
+                progress=advance,
             )
             run.conclude(*BenchRun.outcome(results))
         return results, out / CHART_FILE

@@ -7,13 +7,12 @@ sessions (reaching Replay and Annotate) and every run is listed from the run sto
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from backend.envs.sim.episode import backing_named
+from backend.envs.sim.episode import Backing, backing_named
 from backend.envs.sim.honesty import HonestyMeter
 from backend.envs.sim.leaderboard import Leaderboard
-from backend.envs.sim.report import EpisodeRow, Summary
+from backend.envs.sim.report import Summary
 from backend.envs.sim.service import RolloutOutcome, RolloutParts, RolloutPlan
 from backend.errors import BadInputError
 from storage.rollout_runs import record_rollouts
@@ -70,23 +69,34 @@ class Rollouts:
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    def run(
-        self, user: User, request: RolloutRequest, progress: Callable[[EpisodeRow], None]
-    ) -> RolloutOutcome:
-        """Run the episodes under a run record; each is stored as a `rollout` session.
+    def check(self, request: RolloutRequest) -> Backing:
+        """Refuse a request that cannot run, before any job is started for it; its backing.
 
         Raises:
-            BadInputError: too many episodes, an unknown choice, or shadow or hybrid without live
-                environments on this server.
+            BadInputError: too many episodes, an unknown environment, or shadow or hybrid
+                without live environments on this server.
         """
         if not 1 <= request.episodes <= MAX_EPISODES:
             raise BadInputError(f"Run between 1 and {MAX_EPISODES} episodes here.")
         backing = backing_named(request.env)
         if backing == "live":
             raise BadInputError("The page runs sim, shadow or hybrid episodes.")
-        pool = self.services.live
-        if backing in ("shadow", "hybrid") and pool is None:
+        if backing in ("shadow", "hybrid") and self.services.live is None:
             raise BadInputError("Live environments are switched off on this server.")
+        return backing
+
+    def run(self, user: User, request: RolloutRequest) -> RolloutOutcome:
+        """Run the episodes under a run record; each is stored as a `rollout` session.
+
+        Run as a job, its steps count towards the job's `steps` (`backend.envs.sim.rollout`).
+
+        Raises:
+            BadInputError: too many episodes, an unknown choice, or shadow or hybrid without live
+                environments on this server.
+            JobCancelledError: its job was cancelled (the run is recorded as interrupted).
+        """
+        backing = self.check(request)
+        pool = self.services.live
         defaults = self.services.defaults
         engines = self.services.engine
         parts = RolloutParts(
@@ -107,7 +117,7 @@ class Rollouts:
             backing=backing,
             max_steps=request.max_steps,
         )
-        return record_rollouts(self.services.runs, plan, parts, progress, owner=user.name)
+        return record_rollouts(self.services.runs, plan, parts, owner=user.name)
 
     def honesty(self, run_id: int) -> tuple[HonestyMeter | None, Leaderboard | None, str]:
         """A stored run's honesty meter and leaderboard (None where it has none), and its title.

@@ -6,6 +6,7 @@ bounded thread pool) sees the whole chunk at once; chunking bounds how many requ
 flight and how much work an interrupt can lose. The step path retries a failed chunk item by
 item and scores every prediction by the domain's one policy. With `BenchSessions`, every
 prediction is also stored in SQL as a step of a bench session (scores and verdicts too).
+Run as a job (the Benchmark page), it stops before the next chunk once Cancel is pressed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from backend.benchmark.items import BenchItem
 from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemRow, ItemStore
 from backend.errors import AWPError
+from backend.jobs import raise_if_cancelled
 from backend.scoring import headline_metric
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
@@ -144,6 +146,7 @@ def run_benchmark(
     simulator_for: Callable[[str], Simulator],
     judge: Judge | None = None,
     sessions: BenchSessions | None = None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> int:
     """Run every engine over the items not yet done in `store`.
 
@@ -154,20 +157,31 @@ def run_benchmark(
         simulator_for: builds the simulator of an engine name.
         judge: grades every prediction when given.
         sessions: stores every prediction in SQL as a bench session step, when given.
+        progress: told (items done, items to do) by this run, all engines together, at the
+            start and after each chunk.
 
     Returns:
         The number of rows written by this run.
+
+    Raises:
+        JobCancelledError: the job it runs for was cancelled (the chunks done stay stored).
     """
     selected = list(items[: config.limit] if config.limit else items)
     done = store.done()
+    todos = {
+        engine: [item for item in selected if (engine, item.item_id) not in done]
+        for engine in config.engines
+    }
+    total = sum(len(todo) for todo in todos.values())
     written = 0
-    for engine in config.engines:
-        todo = [item for item in selected if (engine, item.item_id) not in done]
+    progress(0, total)
+    for engine, todo in todos.items():
         if not todo:
             continue
         simulator = simulator_for(engine)
         with tqdm(total=len(todo), desc=engine, unit="item", disable=not config.progress) as bar:
             for chunk in chunks(todo, config.concurrency):
+                raise_if_cancelled()
                 rows = predict_chunk(engine, simulator, chunk, config, sessions)
                 if judge is not None:
                     judge_rows(judge, chunk, rows, sessions)
@@ -175,4 +189,5 @@ def run_benchmark(
                     store.append(row)
                 written += len(rows)
                 bar.update(len(chunk))
+                progress(written, total)
     return written

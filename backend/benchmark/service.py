@@ -46,6 +46,7 @@ def run_bench(
     judge: Judge | None = None,
     resume: bool = False,
     sessions: BenchSessions | None = None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> BenchResults:
     """Run, then write `items.jsonl`, `results.json` and the per-domain chart into `out_dir`.
 
@@ -57,6 +58,7 @@ def run_bench(
         judge: grades every prediction when given.
         resume: continue a run in `out_dir`, skipping items it already finished.
         sessions: stores every prediction in SQL as a bench session step, when given.
+        progress: told (items done, items to do) as chunks finish (`run_benchmark`).
 
     Raises:
         BadInputError: `out_dir` already holds a run and `resume` is off, or the dataset is
@@ -68,7 +70,8 @@ def run_bench(
             f"{out_dir} already holds a benchmark run; pass --resume to continue it "
             "or choose another --out."
         )
-    return run_items(load_items(dataset), dataset, out_dir, config, simulator_for, judge, sessions)
+    items = load_items(dataset)
+    return run_items(items, dataset, out_dir, config, simulator_for, judge, sessions, progress)
 
 
 def run_items(
@@ -79,6 +82,7 @@ def run_items(
     simulator_for: Callable[[str], Simulator],
     judge: Judge | None = None,
     sessions: BenchSessions | None = None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> BenchResults:
     """Run over items already loaded (a held-out split, say) and write the results files.
 
@@ -92,10 +96,11 @@ def run_items(
         simulator_for: builds the simulator of an engine name.
         judge: grades every prediction when given.
         sessions: stores every prediction in SQL as a bench session step, when given.
+        progress: told (items done, items to do) as chunks finish (`run_benchmark`).
     """
     store = ItemStore(out_dir / ITEMS_FILE)
     out_dir.mkdir(parents=True, exist_ok=True)
-    run_benchmark(items, config, store, simulator_for, judge, sessions)
+    run_benchmark(items, config, store, simulator_for, judge, sessions, progress)
     selected = items[: config.limit] if config.limit else items
     by_id = {item.item_id: item for item in selected}
     rows = [

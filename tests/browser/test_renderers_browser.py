@@ -181,13 +181,12 @@ def test_action_help_shows_angle_brackets(tab, oracle_app):
 
 
 def test_benchmark_names_each_domains_metric_and_tracks_progress_once(tab, oracle_app):
-    run = next(
-        dep for dep in oracle_app.blocks.config["dependencies"] if dep["api_name"] == "bench_run"
+    poll = next(
+        dep
+        for dep in oracle_app.blocks.config["dependencies"]
+        if dep["api_name"] == "bench_run_poll"
     )
-    ids = {
-        c["id"]: c.get("props", {}).get("elem_id") for c in oracle_app.blocks.config["components"]
-    }
-    assert [ids[i] for i in run["show_progress_on"]] == ["bm-results"]
+    assert poll["show_progress"] == "hidden"  # progress is the job line, not a fade per output
     open_app(tab, oracle_app.url)
     open_tab(tab, "Benchmark")
     tab.locator("#bm-run").click()

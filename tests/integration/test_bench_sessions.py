@@ -1,4 +1,5 @@
-"""`awp bench` predictions live in SQL as bench sessions: annotatable, exportable, judged."""
+"""`awp bench` predictions live in SQL as bench sessions: annotatable, exportable, judged; a
+benchmark run as a job counts its items and stops between chunks when cancelled."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from backend.benchmark.sessions import BenchSessions
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import EngineConfig, build_engine
 from backend.engines.baselines import BaselineEngine
+from backend.jobs import Job, JobRegistry, JobStatus
 from backend.scoring.judge import Judge
 from backend.simulate import Simulator
 from storage.annotations import AnnotationQueue, QueueFilter
 from storage.run_kinds import BenchRun
-from storage.run_lifecycle import recorded
+from storage.run_lifecycle import CANCELLED, recorded
 from storage.runs import RunStore
 from storage.sessions import SessionStore
 
@@ -71,3 +73,43 @@ def test_bench_predictions_are_sessions_with_chats_scores_and_verdicts(
 
     queued = AnnotationQueue(database.session_factory).pending("ann", QueueFilter(), limit=100)
     assert {item.prediction_id for item in queued} == {row["prediction_id"] for row in rows}
+
+
+def test_a_cancelled_bench_job_stops_between_chunks_and_keeps_what_it_finished(
+    database, tmp_path: Path
+) -> None:
+    prompts = PromptLibrary()
+    config = RunConfig(engines=["oracle"], limit=LIMIT, concurrency=4, progress=False)
+    out, runs = tmp_path / "run", RunStore(database.session_factory)
+    seen: list[tuple[int, int]] = []
+    jobs = JobRegistry(workers=1)
+
+    def bench(job: Job) -> None:
+        spec = BenchRun.new_spec("bundled", config.engines, None)
+        with recorded(runs, BenchRun, spec, out_dir=str(out)) as run:
+
+            def advance(done: int, total: int) -> None:  # as the Benchmark page's run does
+                seen.append((done, total))
+                run.progress(done, total)
+                job.advance(done, total)
+                if done == 4:  # Cancel pressed while the second chunk waits
+                    jobs.cancel(job.id)
+
+            run_bench(
+                "bundled",
+                out,
+                config,
+                lambda name: Simulator(build_engine(EngineConfig(name=name)), prompts),
+                progress=advance,
+            )
+
+    job = jobs.submit("bench", "someone", "bench", bench, unit="items")
+    assert job.wait(60)
+    jobs.close()
+    view = job.view()
+    assert view.status is JobStatus.CANCELLED and (view.done, view.total) == (4, LIMIT)
+    assert seen == [(0, LIMIT), (4, LIMIT)]  # no chunk ran after Cancel
+    assert len((out / "items.jsonl").read_text().splitlines()) == 4  # kept for --resume
+    [stopped] = runs.list_runs(BenchRun)
+    assert (stopped.status, stopped.done) == ("interrupted", 4)
+    assert stopped.message == BenchRun.interrupted_message(str(out), CANCELLED)

@@ -13,7 +13,7 @@ from gradio_client import Client
 from backend.envs.live.base import LiveConfig
 from backend.envs.live.pool import LivePool
 from backend.errors import LiveEnvironmentError
-from tests.support.app_server import RunningApp, start_app
+from tests.support.app_server import RunningApp, follow_job, start_app
 
 
 @pytest.fixture(scope="module")
@@ -31,15 +31,8 @@ def test_a_shadow_run_cannot_exceed_the_budget_while_its_places_are_held(
     held = [pool.lease("someone-else"), pool.lease("another")]
     try:
         client = Client(app.url, verbose=False)
-        try:
-            shown = str(
-                client.predict(
-                    "terminal", "replay", "oracle", 2, 3, "shadow", api_name="/rollout_run"
-                )
-            )
-        except Exception as exc:
-            shown = str(exc)
-        assert "All 2 live environments are busy" in shown
+        shown, _ = follow_job(client, "rollout_run", "terminal", "replay", "oracle", 2, 3, "shadow")
+        assert 'data-status="failed"' in shown and "All 2 live environments are busy" in shown
         assert pool.count() == 2  # nothing started beside the held places
     finally:
         for token in held:

@@ -1,8 +1,8 @@
 """The one run store on real SQLite and PostgreSQL: every kind's lifecycle and migration 0009.
 
 Benchmark, training and rollout runs share `RunStore` and `recorded`, so each way a run ends
-(finished, failed, interrupted) must read the same for every kind, and the text of an arbitrary
-exception must never reach the stored message that pages show.
+(finished, failed, interrupted, cancelled from a page) must read the same for every kind, and
+the text of an arbitrary exception must never reach the stored message that pages show.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from backend.errors import BadInputError, NotFoundError
+from backend.errors import BadInputError, JobCancelledError, NotFoundError
 from storage.db import Database, create_db_engine
 from storage.migrate import downgrade, upgrade
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun, RolloutRun, TrainRun
-from storage.run_lifecycle import UNEXPECTED, recorded
+from storage.run_lifecycle import CANCELLED, UNEXPECTED, recorded
 from storage.runs import RunRecord, RunStore
 from ui.rollouts import past_row
 from ui.training import run_report
@@ -94,14 +94,23 @@ def test_every_kind_ends_the_same_way(kind: type[RunRecord], store: RunStore) ->
     with recorded(store, kind, SPECS[kind], out_dir="/tmp/o") as run:
         run.progress(3, 4)
         run.conclude({"answer": 42}, done=4, failures=1)
-    errors = (KeyboardInterrupt(), BadInputError("The dataset has no item 7."), RuntimeError("x"))
+    errors = (
+        KeyboardInterrupt(),
+        JobCancelledError("Cancelled."),
+        BadInputError("The dataset has no item 7."),
+        RuntimeError("x"),
+    )
     for error in errors:
         with pytest.raises(type(error)), recorded(store, kind, SPECS[kind], out_dir="/tmp/o"):
             raise error
-    broke, refused, stopped, finished = store.list_runs(kind)
+    broke, refused, cancelled, stopped, finished = store.list_runs(kind)
     assert (finished.status, finished.done, finished.failures) == ("finished", 4, 1)
     assert finished.results == {"answer": 42} and finished.spec == SPECS[kind]
     assert stopped.status == "interrupted" and stopped.message == kind.interrupted_message("/tmp/o")
+    # Cancel is no failure: the run reads interrupted, saying it was cancelled (and how to resume).
+    assert cancelled.status == "interrupted"
+    assert cancelled.message == kind.interrupted_message("/tmp/o", CANCELLED)
+    assert cancelled.message.startswith("Cancelled")
     assert (refused.status, refused.message) == ("failed", "The dataset has no item 7.")
     assert (broke.status, broke.message) == ("failed", UNEXPECTED)
 

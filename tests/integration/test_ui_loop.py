@@ -15,7 +15,7 @@ from gradio_client import Client
 
 from storage.run_kinds import BenchRun, RolloutRun
 from tests.support.annotate import annotate, submit
-from tests.support.app_server import RunningApp, named, start_app
+from tests.support.app_server import RunningApp, follow_job, named, start_app
 
 TERMINAL = "mkrww/errors"
 CORRECTED = "cat: /nonexistent_file_xyz: No such file or directory"
@@ -142,14 +142,11 @@ def test_replay_run_scores_every_turn_and_feeds_the_queue(client: Client):
 
 
 def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: RunningApp):
-    status, table, chart, past, _ = client.predict(
-        "bundled",
-        ["persistence", "oracle"],
-        "(no judge)",
-        6,
-        "teacher_forced",
-        api_name="/bench_run",
+    line, shown = follow_job(
+        client, "bench_run", "bundled", ["persistence", "oracle"], "(no judge)", 6, "teacher_forced"
     )
+    assert 'data-status="finished"' in line and "done in" in line and "(12 items)" in line
+    status, table, chart, past, _ = shown[-5:]
     assert "Finished" in status
     engines = [row[0] for row in table["value"]["data"]]
     assert engines == ["persistence", "oracle"]
@@ -170,9 +167,9 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
 
 
 def test_rollout_run_is_recorded_and_listed(client: Client, app: RunningApp):
-    status, summary, *_, past = client.predict(
-        "terminal", "replay", "oracle", 2, 3, "sim", api_name="/rollout_run"
-    )
+    line, shown = follow_job(client, "rollout_run", "terminal", "replay", "oracle", 2, 3, "sim")
+    assert 'data-status="finished"' in line and "steps)" in line
+    status, summary, *_, past = shown[-8:]  # the episodes' state is not an API output
     assert "Finished 2 sim episode(s)" in status
     assert summary["value"]["data"][0][:2] == ["terminal", 2]
     run_id, _, domains, agent, world, env, state, episodes = past["value"]["data"][0]

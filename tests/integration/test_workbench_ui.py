@@ -11,7 +11,7 @@ from gradio_client import Client
 
 from app.context import build_context
 from storage.run_kinds import BenchRun
-from tests.support.app_server import RunningApp, named, start_app
+from tests.support.app_server import RunningApp, follow_job, named, start_app
 from tests.support.live import skip_unless_live
 from ui.pages.playground_view import trajectory_choices
 from ui.pages.start import DEMO_RECORDING
@@ -83,7 +83,10 @@ def test_sessions_are_found_by_filters_and_opened(client, app):
 
 
 def test_a_benchmark_run_lists_its_items_and_opens_one(client, app):
-    client.predict("bundled", ["oracle"], "(no judge)", 2, "teacher_forced", api_name="/bench_run")
+    line, _ = follow_job(
+        client, "bench_run", "bundled", ["oracle"], "(no judge)", 2, "teacher_forced"
+    )
+    assert 'data-status="finished"' in line
     run = app.context.runs.list_runs(BenchRun)[0]
     run_id, detail, items, item, message = client.predict(run.id, api_name="/runs_open")
     assert run_id == run.id and f"Benchmark run {run.id}" in detail and message == ""

@@ -1,17 +1,26 @@
-"""Benchmark page: pick a dataset, engines and a judge; run with a progress bar; read results."""
+"""Benchmark page: pick a dataset, engines and a judge; run it as a job; read results.
+
+A run is a job (`ui.pages.job_panel`): the line shows the items done, the time so far and what
+is left, a reload reopens it, and Cancel stops it before its next chunk of items (the engine
+stops mid-chunk) and records the run as interrupted, its finished items kept for `--resume`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from backend.benchmark.items import DATASETS
+from backend.benchmark.results import BenchResults
 from backend.engines.base import engine_spec
+from backend.jobs import Job
 from backend.types import HistoryMode
 from ui.bench import PAST_HEADERS, Benchmarks, BenchRequest, table
 from ui.errors import guarded
+from ui.pages import job_panel
 from ui.services import Services
 
 NO_JUDGE = "(no judge)"
@@ -27,6 +36,7 @@ class BenchmarkPage:
     limit: gr.Number
     history_mode: gr.Radio
     run: gr.Button
+    job: job_panel.JobPanel
     status: gr.Markdown
     results: gr.Dataframe
     chart: gr.Image
@@ -62,6 +72,7 @@ def render(services: Services) -> BenchmarkPage:
                 label="History",
             )
             run = gr.Button("Run benchmark", variant="primary", elem_id="bm-run")
+            job = job_panel.render("bm", "bench", "benchmark")
         with gr.Column(scale=2):
             status = gr.Markdown("Results appear here.", label="Status", elem_id="bm-status")
             chart = gr.Image(
@@ -93,6 +104,7 @@ def render(services: Services) -> BenchmarkPage:
         limit,
         history_mode,
         run,
+        job,
         status,
         results,
         chart,
@@ -111,16 +123,20 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         rows, choices = benchmarks.listing()
         return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown(choices)
 
-    def run(
+    def relisted() -> dict[Any, Any]:
+        past, run_id = listing()
+        return {page.past: past, page.run_id: run_id}
+
+    def start(
         dataset: str,
         engines: list[str],
         judge: str,
         limit: float | None,
         history: str,
         request: gr.Request,
-        progress: gr.Progress = gr.Progress(track_tqdm=True),  # noqa: B008 - Gradio's marker
-    ) -> list[Any]:
+    ) -> Job:
         user = services.identify(request)
+        owner = services.identify(request, individual=True).name
         ask = BenchRequest(
             dataset,
             engines,
@@ -129,12 +145,27 @@ def wire(page: BenchmarkPage, services: Services) -> None:
             HistoryMode(history),
             services.defaults.params,
         )
-        results, chart = benchmarks.run(user, ask)
+        benchmarks.check(user, ask)  # refused at once, before a job starts
+
+        def bench(job: Job) -> tuple[BenchResults, Path]:
+            return benchmarks.run(user, ask, job.advance)
+
+        title = f"Benchmark of {', '.join(engines)} on {dataset}"
+        total = ask.limit * len(engines) if ask.limit else None
+        return services.jobs.submit("bench", owner, title, bench, total=total, unit="items")
+
+    def finished(result: tuple[BenchResults, Path]) -> dict[Any, Any]:
+        results, chart = result
         headers, rows = table(results)
         note = (
             f"Finished: {results.dataset}, {results.history_mode}. Overall macro = mean of domains."
         )
-        return [note, gr.Dataframe(rows, headers=headers), str(chart), *listing()]
+        return {
+            page.status: note,
+            page.results: gr.Dataframe(rows, headers=headers),
+            page.chart: str(chart),
+            **relisted(),
+        }
 
     def show(run_id: str) -> list[Any]:
         past = benchmarks.load(run_id)
@@ -145,14 +176,16 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         return [past.note(), gr.Dataframe(rows, headers=headers), image]
 
     inputs = [page.dataset, page.engines, page.judge, page.limit, page.history_mode]
-    page.run.click(
-        guarded(run),
+    job_panel.wire(
+        page.job,
+        services,
+        page.run,
+        start,
         inputs,
+        finished,
         [page.status, page.results, page.chart, page.past, page.run_id],
         api_name="bench_run",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
-        show_progress_on=[page.results],
+        stopped=relisted,  # a cancelled or failed run is listed as it ended
     )
     page.show.click(
         guarded(show),

@@ -77,7 +77,7 @@ def progress_text(view: JobView) -> str:
         return f"{view.title}: cancelled{ran}; the engine is free."
     if view.status is JobStatus.FAILED:
         return f"{view.title}: failed after {_seconds(view.elapsed_s)}: {view.message}"
-    budget = view.unit == "tokens"
+    budget = view.budget
     if view.total and view.done <= view.total:
         counted = f"{view.done:,} of {'at most ' if budget else ''}{view.total:,} {view.unit}"
     else:
@@ -87,13 +87,16 @@ def progress_text(view: JobView) -> str:
         return f"{view.title}: done in {_seconds(view.elapsed_s)}{made}."
     if view.cancelling:
         return f"{view.title}: cancelling (the engine stops at its next token or request)…"
-    if not view.done:
+    if not view.done and view.unit == "tokens":
         # Nothing decoded yet: the model is loading, or another call holds the engine.
         left = "waiting for the engine (loading, or busy with another call)"
+    elif not view.done:
+        left = f"no estimate before the first of the {view.unit} is done"
     elif view.eta_s is None:
         left = "no estimate yet"
     else:
-        # A token budget is an upper bound (generation may stop sooner); items are counted.
+        # A budget is an upper bound (generation or an episode may stop sooner); items are
+        # counted.
         left = f"{'at most' if budget else 'about'} {_seconds(view.eta_s)} left"
     return f"{view.title}: {counted} · {_seconds(view.elapsed_s)} · {left}"
 
@@ -145,11 +148,13 @@ def wire(
     outputs: Sequence[Any],
     api_name: str,
     inputs_kwargs: dict[str, Any] | None = None,
+    stopped: Callable[[], dict[Any, Any]] | None = None,
 ) -> None:
     """`button` starts `start(*inputs, request, **inputs_kwargs) -> Job`; the panel follows it.
 
     `show(result)` fills `outputs` once the job finishes; a failure or Cancel leaves them as
-    they were. A start that raises (bad input) says why in the line and starts nothing.
+    they were, except what `stopped()` updates then (a runs list, to show how the run ended).
+    A start that raises (bad input) says why in the line and starts nothing.
     """
 
     @functools.wraps(start)
@@ -179,6 +184,8 @@ def wire(
                 updates |= show(job.result)
             except Exception as exc:  # showing a result must not hide that the job is done
                 updates[panel.line] = inline_error(exc)
+        elif view.ended and stopped is not None:
+            updates |= stopped()
         return updates
 
     def cancel(job_id: str | None, request: gr.Request) -> dict[Any, Any]:

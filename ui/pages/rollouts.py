@@ -1,4 +1,10 @@
-"""Rollouts page: run a few agent episodes in the world model, open one step by step, list runs."""
+"""Rollouts page: run a few agent episodes in the world model, open one step by step, list runs.
+
+A run is a job (`ui.pages.job_panel`): the line counts the steps taken (of at most episodes x
+step limit: an episode may end sooner), the time so far and what is left; a reload reopens it,
+and Cancel stops it before the next step (the engine stops mid-prediction), the run recorded as
+interrupted with the episodes it finished.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,10 @@ import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
 from backend.envs.sim.defaults import REPLAY
-from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.service import RolloutOutcome
+from backend.jobs import Job
 from ui.errors import guarded
-from ui.pages import rollouts_honesty
+from ui.pages import job_panel, rollouts_honesty
 from ui.renderers import render as render_observation
 from ui.rollouts import MAX_EPISODES, PAST_HEADERS, RolloutRequest, Rollouts
 from ui.services import Services
@@ -31,6 +38,7 @@ class RolloutsPage:
     max_steps: gr.Number
     env: gr.Radio
     run: gr.Button
+    job: job_panel.JobPanel
     status: gr.Markdown
     summary: gr.Dataframe
     episode: gr.Dropdown
@@ -80,6 +88,7 @@ def render(services: Services) -> RolloutsPage:
                 elem_id="ro-env",
             )
             run = gr.Button("Run rollout", variant="primary", elem_id="ro-run")
+            job = job_panel.render("ro", "rollout", "rollouts")
         with gr.Column(scale=2):
             status = gr.Markdown("Episodes appear here.", elem_id="ro-status")
             summary = gr.Dataframe(
@@ -122,6 +131,7 @@ def render(services: Services) -> RolloutsPage:
         max_steps,
         env,
         run,
+        job,
         status,
         summary,
         episode,
@@ -173,8 +183,9 @@ def wire(page: RolloutsPage, services: Services) -> None:
     """Bind the page's events to the rollout service."""
     rollouts = Rollouts(services)
     rollouts_honesty.wire(page.honesty, services)
+    views = [page.steps, page.action, page.predicted, page.real]
 
-    def run(
+    def start(
         domain: str,
         agent: str,
         engine: str,
@@ -182,17 +193,21 @@ def wire(page: RolloutsPage, services: Services) -> None:
         max_steps: float | None,
         env: str,
         request: gr.Request,
-        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's marker
-    ) -> list[Any]:
+    ) -> Job:
         user = services.identify(request)
+        owner = services.identify(request, individual=True).name
         ask = RolloutRequest(domain, agent, engine, int(episodes or 1), int(max_steps or 5), env)
-        done: list[EpisodeRow] = []
+        rollouts.check(ask)  # refused at once, before a job starts
 
-        def advance(row: EpisodeRow) -> None:
-            done.append(row)
-            progress(len(done) / ask.episodes, desc=f"episode {len(done)} of {ask.episodes}")
+        def roll(job: Job) -> tuple[RolloutOutcome, str]:
+            return rollouts.run(user, ask), env
 
-        outcome = rollouts.run(user, ask, advance)
+        title = f"{ask.episodes} {env} episode(s) of {domain}"
+        total = ask.episodes * ask.max_steps
+        return services.jobs.submit("rollout", owner, title, roll, total=total, unit="steps")
+
+    def finished(result: tuple[RolloutOutcome, str]) -> dict[Any, Any]:
+        outcome, env = result
         rows, summary = outcome.rows, outcome.summary
         table = [
             [
@@ -208,27 +223,30 @@ def wire(page: RolloutsPage, services: Services) -> None:
         dumped = [row.model_dump() for row in rows]
         labels = [_label(row) for row in dumped]
         note = f"Finished {len(rows)} {env} episode(s); each is stored as a rollout session."
-        return [
-            note,
-            gr.Dataframe(table, headers=SUMMARY_HEADERS),
-            dumped,
-            gr.Dropdown(labels, value=labels[0] if labels else None),
-            *step_view(dumped, labels[0] if labels else "", 1),
-            gr.Dataframe(rollouts.listing(), headers=PAST_HEADERS),
-        ]
+        shown = step_view(dumped, labels[0] if labels else "", 1)
+        return {
+            page.status: note,
+            page.summary: gr.Dataframe(table, headers=SUMMARY_HEADERS),
+            page.rows: dumped,
+            page.episode: gr.Dropdown(labels, value=labels[0] if labels else None),
+            **dict(zip(views, shown, strict=True)),
+            page.past: gr.Dataframe(rollouts.listing(), headers=PAST_HEADERS),
+        }
 
     def listing() -> Any:
         return gr.Dataframe(rollouts.listing() or None, headers=PAST_HEADERS)
 
     inputs = [page.domain, page.agent, page.engine, page.episodes, page.max_steps, page.env]
-    views = [page.steps, page.action, page.predicted, page.real]
-    page.run.click(
-        guarded(run),
+    job_panel.wire(
+        page.job,
+        services,
+        page.run,
+        start,
         inputs,
+        finished,
         [page.status, page.summary, page.rows, page.episode, *views, page.past],
         api_name="rollout_run",
-        concurrency_limit=services.simulate_concurrency,
-        concurrency_id="simulate",
+        stopped=lambda: {page.past: listing()},  # a cancelled or failed run is listed as it ended
     )
     page.refresh.click(
         guarded(listing), None, page.past, api_name="rollout_past", concurrency_limit=None

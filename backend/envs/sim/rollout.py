@@ -7,6 +7,8 @@ world model's fidelity on the states the agent actually visits. With `sim_to_rea
 simulated episode's actions are replayed in the live environment afterwards: per-step divergence
 (1 - headline score of the simulated observation against the real one) and whether the episode's
 outcome agrees (success in simulation against success in reality, where the reward tells).
+Run as a job (the Rollouts page), every batch step counts towards its `steps` and Cancel stops
+the batch before its next step.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from backend.envs.sim.report import EpisodeRow, StepRow
 from backend.envs.sim.rewards import RewardModel
 from backend.envs.sim.world import WorldEnv, step_all
 from backend.errors import BadInputError
+from backend.jobs import count, raise_if_cancelled
 from backend.recording import Recorder, TrajectorySink
 from backend.scoring import headline_metric
 from backend.simulate import Simulator
@@ -98,6 +101,7 @@ class RolloutRunner:
         Raises:
             BadInputError: sim-to-real asked outside sim mode, or no episode starts.
             LiveEnvironmentError: a live environment failed.
+            JobCancelledError: the job it runs for was cancelled (finished episodes stay stored).
         """
         if config.sim_to_real and self.options.backing != "sim":
             raise BadInputError("Sim-to-real replays simulated episodes: use it with --env sim.")
@@ -129,11 +133,13 @@ class RolloutRunner:
         active = list(running)
         try:
             while active:
+                raise_if_cancelled()
                 views = [AgentView(r.spec, r.turns, r.observation) for r in active]
                 actions = agent.act(views)
                 results = step_all([r.env for r in active], [a.action for a in actions])
                 for run, action, result in zip(active, actions, results, strict=True):
                     self._advance(run, action.action, action.tokens, result)
+                count(len(active), "steps")
                 active = [r for r in active if not r.env.done]
             verdicts = self._checks(running) if check else [None] * len(running)
         finally:

@@ -1,0 +1,97 @@
+"""Cancel a benchmark and a rollout in Chromium: each run stops, is recorded as interrupted,
+and the engine it held serves the next Playground step. Screenshots go to
+tests/artifacts/jobs-bench-*.png and jobs-rollout-*.png.
+
+The engine is the real transformers engine on the tiny random model, which never says
+end-of-sequence: each chunk of eight items decodes its whole token budget, so the run is still
+going when Cancel is pressed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from storage.models import RunStatus
+from storage.run_kinds import BenchRun, RolloutRun
+from tests.browser.pages import open_app, open_tab, wait_for_text
+from tests.support.app_server import RunningApp, start_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+ITEMS = 24
+"""Three chunks of eight: the first one finishing shows items counted before Cancel."""
+BUDGET = 64
+"""Tokens a prediction decodes (all of them: the tiny model never stops): a chunk takes a while."""
+WAIT_MS = 600_000
+
+
+@pytest.fixture(scope="module")
+def model_app(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    running = start_app(
+        tmp_path_factory.mktemp("cancel-app"),
+        engine="transformers",
+        settings={"model": str(tiny_model_dir), "max_new_tokens": BUDGET},
+    )
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def tab(browser, model_app: RunningApp) -> Iterator:
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model_app, shot):
+    open_app(tab, model_app.url)
+    open_tab(tab, "Benchmark")
+    engines = tab.locator("#bm-engines")
+    while engines.locator("input:checked").count():  # the baselines are ticked by default
+        engines.locator("input:checked").first.uncheck()
+    engines.get_by_label("transformers", exact=True).check()
+    tab.get_by_label("Items (first N; 0 for all)").fill(str(ITEMS))
+    tab.locator("#bm-run").click()
+    wait_for_text(tab, "#bm-job", f"of {ITEMS} items")
+    wait_for_text(tab, "#bm-job", f"8 of {ITEMS} items", WAIT_MS)  # the first chunk is counted
+    assert "left" in tab.locator("#bm-job").inner_text()  # with an estimate from its rate
+    shot(tab, "jobs-bench-running")
+    tab.locator("#bm-cancel").click()
+    wait_for_text(tab, "#bm-job", "cancelled after", WAIT_MS)
+    assert "the engine is free" in tab.locator("#bm-job").inner_text()
+    assert not tab.locator("#bm-cancel").is_visible()
+    wait_for_text(tab, "#bm-past", "interrupted")  # the runs list shows how it ended
+    shot(tab, "jobs-bench-cancelled")
+
+    [run] = model_app.context.runs.list_runs(BenchRun)
+    assert run.status == RunStatus.INTERRUPTED.value
+    assert run.message is not None and run.message.startswith("Cancelled; `awp bench --resume")
+    assert 8 <= run.done < ITEMS  # the chunks done before Cancel stay counted
+    [job] = model_app.context.jobs.listed()
+    assert job.status == "cancelled" and job.done == run.done
+
+    # The engine the benchmark held is free: a Playground step on it completes and is stored.
+    open_tab(tab, "Playground")
+    tab.locator("#pg-step").click()
+    wait_for_text(tab, "#pg-status", "Stored as prediction", WAIT_MS)
+    shot(tab, "jobs-bench-then-step")
+
+
+def test_a_cancelled_rollout_stops_between_steps_and_is_recorded_interrupted(tab, model_app, shot):
+    open_app(tab, model_app.url)
+    open_tab(tab, "Rollouts")  # the replay agent in the transformers world model, 2 x 5 steps
+    tab.locator("#ro-run").click()
+    wait_for_text(tab, "#ro-job", "of at most 10 steps", WAIT_MS)
+    wait_for_text(tab, "#ro-job", "2 of at most 10 steps", WAIT_MS)  # both episodes stepped
+    tab.locator("#ro-cancel").click()
+    wait_for_text(tab, "#ro-job", "cancelled after", WAIT_MS)
+    wait_for_text(tab, "#ro-past", "interrupted")
+    shot(tab, "jobs-rollout-cancelled")
+    [run] = model_app.context.runs.list_runs(RolloutRun)
+    assert run.status == RunStatus.INTERRUPTED.value
+    assert run.message == "Cancelled before it finished."
