@@ -2,9 +2,9 @@
 
 Every edge (the `awp` commands, the pages, training threads) wraps its work in `recorded`, so
 every kind of run ends the same way: Ctrl-C and a page's Cancel read `interrupted` (saying which),
-a domain error keeps its message
-(written for people), and anything else is logged with its traceback while the run only
-says it failed unexpectedly: the text of an arbitrary exception can hold paths, URLs or secrets.
+a domain error keeps its message (written for people), and anything else is logged with its
+traceback while the run only says it failed unexpectedly: the text of an arbitrary exception can
+hold paths, URLs or secrets.
 """
 
 from __future__ import annotations
