@@ -1,15 +1,17 @@
 """Where a grounded prediction's demonstrations came from: each source named and linked.
 
 Grounding stores provenance ids (`<recording>#<turn>` or `annotation:<id>`,
-`backend.grounding.transitions`); a person reads them as "recording X, turn 2" or "session #3,
-step 2 (correction #7)", each a deep link the app opens on load: a recording's turn on the Replay
-page (`?tab=replay&recording=&turn=`), a correction on the Sessions page (`?annotation=`).
-Pure over plain data: every value is escaped and every link is URL-encoded.
+`backend.grounding.transitions`); a person reads them as "recording X, turn 2" or "correction of
+session #3, step 2 (terminal)", each a deep link the app opens on load: a recording's turn on the
+Replay page (`?tab=replay&recording=&turn=`), a correction on the Sessions page (`?annotation=`).
+A correction's place comes from the caller (`AnnotationStore.places`, one query for all the ids
+`correction_ids` finds); without it (deleted since) it is "correction #7". Pure over plain data:
+every value is escaped and every link is URL-encoded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -34,7 +36,7 @@ class Source:
     href: str
 
 
-def correction_ids(refs: Sequence[str]) -> list[int]:
+def correction_ids(refs: Iterable[str]) -> list[int]:
     """The annotation ids among provenance ids (their places need a database lookup)."""
     found = (
         ref.removeprefix(CORRECTION_PREFIX) for ref in refs if ref.startswith(CORRECTION_PREFIX)
@@ -55,7 +57,10 @@ def source(ref: str, places: Mapping[int, CorrectionPlace]) -> Source:
         place = places.get(int(number))
         if place is None:
             return Source(ref, f"correction #{number}", href)
-        label = f"session #{place.session_id}, step {place.step_index + 1} (correction #{number})"
+        label = (
+            f"correction of session #{place.session_id}, step {place.step_index + 1} "
+            f"({place.domain})"
+        )
         return Source(ref, label, href)
     recording, _, turn = ref.rpartition("#")
     if recording and turn.isdigit():

@@ -6,14 +6,20 @@ benchmark item looks like is what any session step looks like.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from backend.domains.base import get_domain
 from backend.scoring.judge import JUDGE_PREFIX
+from storage.annotations.types import CorrectionPlace
 from storage.records import StoredSession, StoredStep
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
 from ui.session import Score
 from ui.views import empty, scores_html, short, status_html
+
+SHOWN = 20
+"""Steps a session shows in full: its last ones."""
 
 
 def judge_html(step: StoredStep) -> str:
@@ -36,8 +42,13 @@ def judge_html(step: StoredStep) -> str:
     )
 
 
-def step_html(session: StoredSession, index: int) -> str:
-    """One step in full: action, state before, prediction beside truth, diff, scores, judge."""
+def step_html(
+    session: StoredSession, index: int, places: Mapping[int, CorrectionPlace] | None = None
+) -> str:
+    """One step in full: action, state before, prediction beside truth, diff, scores, judge.
+
+    `places` names the corrections that grounded its prediction (`grounding_refs`).
+    """
     step = session.steps[index]
     renderer = get_domain(session.domain).renderer
     before = session.steps[index - 1].real_observation if index else session.initial_state
@@ -62,7 +73,7 @@ def step_html(session: StoredSession, index: int) -> str:
         if first
         else ""
     )
-    status = status_html(first.prediction) if first else ""
+    status = status_html(first.prediction, places=places) if first else ""
     score_block = (
         scores_html(metrics, step.real_observation is not None, session.domain) if first else ""
     )
@@ -114,15 +125,41 @@ def header_html(session: StoredSession) -> str:
     return f'<div class="awp-session-head">{" · ".join(parts)}</div>{task}'
 
 
-def session_html(session: StoredSession, limit: int = 20) -> str:
-    """The whole session, its last `limit` steps in full (long sessions say what is left out)."""
+def shown_steps(session: StoredSession, limit: int = SHOWN) -> range:
+    """The indices of the steps `session_html` shows in full: the last `limit`."""
+    return range(max(0, len(session.steps) - limit), len(session.steps))
+
+
+def grounding_refs(session: StoredSession, indices: Iterable[int]) -> list[str]:
+    """The provenance ids that grounded the predictions shown at `indices`, all together.
+
+    The page looks every correction among them up in one query (`AnnotationStore.places`).
+    """
+    return [
+        ref
+        for index in indices
+        if (first := session.steps[index].prediction) is not None
+        for ref in first.prediction.grounded_by
+    ]
+
+
+def session_html(
+    session: StoredSession,
+    limit: int = SHOWN,
+    places: Mapping[int, CorrectionPlace] | None = None,
+) -> str:
+    """The whole session, its last `limit` steps in full (long sessions say what is left out).
+
+    `places` names the corrections that grounded the shown steps' predictions (`grounding_refs`
+    of `shown_steps`).
+    """
     if not session.steps:
         return header_html(session) + empty("This session has no steps.")
-    start = max(0, len(session.steps) - limit)
+    shown = shown_steps(session, limit)
     skipped = (
-        empty(f"The first {start} steps are not shown; open one by its step number.")
-        if start
+        empty(f"The first {shown.start} steps are not shown; open one by its step number.")
+        if shown.start
         else ""
     )
-    body = "".join(step_html(session, i) for i in range(start, len(session.steps)))
+    body = "".join(step_html(session, i, places) for i in shown)
     return header_html(session) + skipped + body

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from backend.confidence import from_logprobs
 from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Timer, chat_messages, finish_reason
 from backend.errors import EngineUnavailableError, PromptTooLongError
@@ -139,6 +140,7 @@ class VLLMEngine:
         return self._llm
 
     def _completion(self, output: Any, latency: float) -> Completion:
+        """One vLLM `RequestOutput` as a completion, its confidence from the sampled tokens."""
         result = output.outputs[0]
         return Completion(
             text=result.text,
@@ -148,7 +150,23 @@ class VLLMEngine:
             latency_s=latency,
             engine=self.name,
             model=self.model,
+            confidence=from_logprobs(sampled_logprobs(result)),
         )
+
+
+def sampled_logprobs(result: Any) -> list[float]:
+    """Each sampled token's log-probability in a vLLM `CompletionOutput`.
+
+    Asked for with `logprobs=0`, each position holds the sampled token only, from vLLM's raw
+    logits (its default `logprobs_mode`), like the transformers engine's. The positions are a
+    list of dicts or vLLM's `FlatLogprobs`, which indexes the same way.
+    """
+    positions = result.logprobs or []
+    return [
+        position[token].logprob
+        for token, position in zip(result.token_ids, positions, strict=False)
+        if position and token in position
+    ]
 
 
 class _Captured:
@@ -213,6 +231,7 @@ def _sampling_params(params: SamplingParams) -> Any:
         top_k=params.top_k or -1,  # -1 is "off" in every vLLM version; 0 is not in older ones
         max_tokens=params.max_new_tokens,
         seed=params.seed,
+        logprobs=0,  # the sampled token's own log-probability only: the confidence
     )
 
 
@@ -220,7 +239,8 @@ ENGINES.register(
     "vllm",
     EngineSpec(
         VLLMEngine,
-        # The offline API answers a stream with one chunk at the end.
-        Capabilities(streaming=False, batching=True, logprobs=False, in_process=True),
+        # The offline API answers a stream with one chunk at the end; the sampled tokens'
+        # log-probabilities give the confidence.
+        Capabilities(streaming=False, batching=True, logprobs=True, in_process=True),
     ),
 )

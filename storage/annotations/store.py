@@ -189,20 +189,23 @@ class AnnotationStore:
         """Where each annotation sits: its stored session and step (deleted ones are left out).
 
         Grounding names a correction `annotation:<id>`; the pages show it as the session step it
-        corrects, which is what a person can open.
+        corrects, which is what a person can open. One query for all of them, whatever their
+        number, so a page naming every correction of a prediction (or of a session's steps)
+        asks once.
         """
         if not annotation_ids:
             return {}
         query = (
-            select(AnnotationRow.id, StepRow.session_id, StepRow.index)
+            select(AnnotationRow.id, StepRow.session_id, StepRow.index, SessionRow.domain)
             .join(PredictionRow, PredictionRow.id == AnnotationRow.prediction_id)
             .join(StepRow, StepRow.id == PredictionRow.step_id)
+            .join(SessionRow, SessionRow.id == StepRow.session_id)
             .where(AnnotationRow.id.in_(set(annotation_ids)))
         )
         with session_scope(self._factory) as session:
             return {
-                found: CorrectionPlace(found, session_id, index)
-                for found, session_id, index in session.execute(query)
+                found: CorrectionPlace(found, session_id, index, domain)
+                for found, session_id, index, domain in session.execute(query)
             }
 
     def history(self, annotation_id: int) -> list[AnnotationEdit]:

@@ -128,11 +128,13 @@ class CorrectionPlace:
         annotation_id: the annotation.
         session_id: the session of the step.
         step_index: the step's 0-based index in it.
+        domain: the session's domain (a person reads "session #12, step 3 (terminal)").
     """
 
     annotation_id: int
     session_id: int
     step_index: int
+    domain: str
 
 
 @dataclass(frozen=True)

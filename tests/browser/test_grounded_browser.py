@@ -100,6 +100,7 @@ def test_annotate_links_a_correction_that_grounded_the_prediction(
     step(page)
     status = page.locator("#pg-status").inner_text()
     prediction = re.search(r"Stored as prediction #(\d+)", status).group(1)
+    played = re.search(r"of session #(\d+)", status).group(1)
 
     page.goto(f"{app.url}?prediction={prediction}")
     wait_for_text(page, "#an-header", f"prediction #{prediction}")
@@ -108,7 +109,7 @@ def test_annotate_links_a_correction_that_grounded_the_prediction(
     header.locator(".awp-grounding summary").click()
     links = header.locator(".awp-grounding a")
     assert links.count() == count >= 1
-    place = f"session #{writer.session_id}, step 1 (correction #{note.annotation_id})"
+    place = f"correction of session #{writer.session_id}, step 1 (terminal)"
     correction = header.locator(".awp-grounding a", has_text=place)
     assert correction.count() == 1
     shot(page, "annotate-grounded-by")
@@ -118,6 +119,13 @@ def test_annotate_links_a_correction_that_grounded_the_prediction(
     assert corrected in tab.locator("#ss-view .awp-correction").inner_text()
     assert tab.locator("#ss-id input").input_value() == str(writer.session_id)
     shot(tab, "grounded-source-correction")
+
+    # The stored session names it the same way.
+    page.goto(f"{app.url}?tab=sessions&session={played}")
+    wait_for_text(page, "#ss-view", f"Session #{played}")
+    view = page.locator("#ss-view")
+    view.locator(".awp-grounding summary").first.click()
+    assert view.locator(".awp-grounding a", has_text=place).count() == 1
 
 
 @skip_unless_live("swe")

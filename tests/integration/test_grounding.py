@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from app.context import AppContext
 from backend.benchmark.items import load_items
@@ -41,6 +41,7 @@ from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
 from tests.support.cli import run
+from ui.provenance import correction_ids
 
 SCREEN = "user@host:~$ "
 CAT = json.dumps([{"keystrokes": "cat plan.txt\n", "duration": 0.1}])
@@ -99,6 +100,19 @@ def test_a_new_recording_or_correction_is_retrieved_at_once(database: Database) 
     refs = again.grounded_by
     assert "rec/plan#1" in refs and any(ref.startswith("annotation:") for ref in refs)
     assert len(refs) == 2 and "corrected plan" in again.messages[0].content
+
+    # The pages name it by the step it corrects, every correction in one query.
+    asked: list[str] = []
+
+    def count(_connection: object, _cursor: object, statement: str, *_: object) -> None:
+        asked.append(statement)
+
+    event.listen(database.engine, "before_cursor_execute", count)
+    places = annotations.places(correction_ids([*refs, "annotation:999999"]))
+    event.remove(database.engine, "before_cursor_execute", count)
+    (place,) = places.values()
+    assert (place.session_id, place.step_index, place.domain) == (fixed.session_id, 0, "terminal")
+    assert len(asked) == 1
 
 
 def test_which_steps_grounded_a_prediction_is_stored_and_exported(database: Database) -> None:

@@ -64,12 +64,14 @@ def run(model: str) -> dict[str, Any]:
             "error": str(sample.error or ""),
             "tokens": made.completion_tokens if made else 0,
             "scored": bool(sample.scores.results),
+            "confidence": made.confidence if made else None,
         }
     engine.close()
     return {
         "config": config.vllm.model_dump(),
         "batch_tokens": [c.completion_tokens for c in batch],
         "batch_reasons": [c.finish_reason for c in batch],
+        "batch_confidence": [c.confidence for c in batch],
         "stream_chunks": len(stream),
         "stream_tokens": stream[-1].completion.completion_tokens if stream[-1].completion else 0,
         "seeded_prompt_tokens": seeded.prompt_tokens,

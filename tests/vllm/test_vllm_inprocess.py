@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,16 @@ def test_one_step_per_domain(result: dict[str, Any]) -> None:
     assert set(result["steps"]) == set(BUILTIN)
     for domain, step in result["steps"].items():
         assert step["error"] == "" and step["tokens"] > 0 and step["scored"], (domain, step)
+
+
+def test_each_completion_carries_its_confidence(
+    result: dict[str, Any], record_property: Callable[[str, object], None]
+) -> None:
+    """vLLM's sampled-token log-probabilities: a confidence in (0, 1] for every sample."""
+    steps = {domain: step["confidence"] for domain, step in result["steps"].items()}
+    record_property("confidence", {"batch": result["batch_confidence"], "steps": steps})
+    for confidence in [*result["batch_confidence"], *steps.values()]:
+        assert confidence is not None and 0 < confidence <= 1, (result["batch_confidence"], steps)
 
 
 def test_a_failed_start_names_vllms_root_cause(

@@ -9,7 +9,7 @@ parsing, never the content, except where a `structured_outputs` choice pins the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -81,6 +81,7 @@ def test_streaming_relays_deltas_then_the_completion(engine: Engine) -> None:
     final = chunks[-1].completion
     assert len(deltas) >= 2 and final is not None
     assert final.completion_tokens == 16 and final.prompt_tokens > 0
+    assert final.confidence is not None and 0 < final.confidence <= 1
     # SmolLM2 never writes </think>: the qwen3 parser streams everything as reasoning.
     streamed = "".join(c.reasoning_delta + c.content_delta for c in deltas)
     assert streamed and streamed == final.reasoning + final.text
@@ -94,6 +95,7 @@ def test_a_batch_is_answered_in_order_by_the_server(
     batch = engine.generate([chat(p, max_new_tokens=4 + i) for i, p in enumerate(prompts)])
     assert served_requests(smollm_server) - before == 8
     assert [c.completion_tokens for c in batch] == [4 + i for i in range(8)]
+    assert all(c.confidence is not None and 0 < c.confidence <= 1 for c in batch)
     single = engine.generate([chat(prompts[5], max_new_tokens=9)])[0]
     assert batch[5].prompt_tokens == single.prompt_tokens
 
@@ -129,16 +131,23 @@ def test_the_server_splits_thinking_and_the_rules_read_it_whole(
             )
 
 
-def test_one_step_per_domain_in_one_batch(engine: Engine) -> None:
+def test_one_step_per_domain_in_one_batch(
+    engine: Engine, record_property: Callable[[str, object], None]
+) -> None:
+    """Each sample also carries its confidence, from the server's `logprobs`."""
     simulator = Simulator(engine, PromptLibrary())
     requests = [first_step(domain) for domain in BUILTIN]
     samples = step_batch(simulator, requests)
+    confidences = {}
     for domain, (sample,) in zip(BUILTIN, samples, strict=True):
         assert sample.error is None, f"{domain}: {sample.error}"
         prediction = sample.made()
         assert prediction.completion_tokens > 0 and prediction.raw_text, domain
         assert prediction.engine == "openai" and prediction.model == "smollm2"
         assert sample.scores.results and sample.scores.headline is not None, domain
+        confidences[domain] = prediction.confidence
+    record_property("confidence", confidences)
+    assert all(c is not None and 0 < c <= 1 for c in confidences.values()), confidences
 
 
 def test_a_seeded_long_prompt_leaves_the_engine_running(
@@ -169,6 +178,7 @@ def test_the_reference_architecture_is_served_the_same_way(
     assert [c.completion_tokens for c in batch] == [6, 3]
     assert final is not None and final.completion_tokens == 5
     assert prediction.model == "tiny-qwen3-moe" and prediction.completion_tokens == 8
+    assert prediction.confidence is not None and 0 < prediction.confidence <= 1
 
 
 def test_the_gpu_benchmark_prints_its_table(

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -12,11 +13,13 @@ import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
 from backend.errors import AWPError, BadInputError
+from storage.annotations.types import CorrectionPlace
 from storage.models import SessionKind
 from ui.errors import inline, inline_error
 from ui.pages import engine_panel, playground_view
 from ui.pages.engine_panel import EnginePanel
 from ui.play import Playground
+from ui.provenance import correction_ids
 from ui.queueing import blocking_turn
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
@@ -128,8 +131,36 @@ def _info(state: ReplayState) -> str:
     )
 
 
+def turn_refs(state: ReplayState, turn: float | None) -> list[str]:
+    """The provenance ids that grounded the latest run's prediction at `turn` ([] if none).
+
+    The page looks the corrections among them up in one query (`correction_places`).
+    """
+    t = state.trajectory
+    if t is None or not t.turns or state.run is None:
+        return []
+    index = turn_index(t.turns, turn)
+    step = state.run.steps[index] if index < len(state.run.steps) else None
+    return list(step.prediction.grounded_by) if step and step.prediction else []
+
+
+def turn_index(turns: Sequence[object], turn: float | None) -> int:
+    """The 0-based index of the slider's 1-based `turn`, clamped to the recording."""
+    return min(max(int(turn or 1), 1), len(turns)) - 1
+
+
+def correction_places(
+    services: Services, state: ReplayState, turn: float | None
+) -> dict[int, CorrectionPlace]:
+    """Where each correction that grounded the prediction at `turn` sits (one query)."""
+    return services.annotations.places(correction_ids(turn_refs(state, turn)))
+
+
 def show_turn(
-    page: ReplayPage, state: ReplayState, turn: float | None
+    page: ReplayPage,
+    state: ReplayState,
+    turn: float | None,
+    places: Mapping[int, CorrectionPlace] | None = None,
 ) -> dict[gr.components.Component, Any]:
     """The recorded turn `turn` (1-based) and the latest run's prediction for it.
 
@@ -137,6 +168,8 @@ def show_turn(
         page: the page whose `turn_outputs` the updates name.
         state: the loaded recording and its latest run.
         turn: the slider's value.
+        places: the stored step of each correction that grounded the prediction
+            (`turn_places`).
 
     Returns:
         A value for each of `page.turn_outputs`.
@@ -145,7 +178,7 @@ def show_turn(
     if t is None or not t.turns:
         blank = dict.fromkeys(page.turn_outputs, "")
         return {**blank, page.real: empty("Pick a recording.")}
-    index = min(max(int(turn or 1), 1), len(t.turns)) - 1
+    index = turn_index(t.turns, turn)
     renderer = get_domain(t.domain).renderer
     before = t.turns[index - 1].observation if index else t.initial_state
     real = t.turns[index].observation
@@ -155,7 +188,9 @@ def show_turn(
     else:
         predicted = render_observation(renderer, step.prediction.observation, before)
         diff = render_diff(step.prediction.observation, real, kind=renderer)
-        status = status_html(step.prediction) + scores_html(step.scores, real is not None, t.domain)
+        status = status_html(step.prediction, places=places) + scores_html(
+            step.scores, real is not None, t.domain
+        )
     return {
         page.action: t.turns[index].action,
         page.before: render_observation(renderer, before),
@@ -183,7 +218,7 @@ def opened(
         page.info: _info(state),
         page.turn: gr.Slider(1, max(size, 2), value=at, step=1, interactive=size > 1),
         page.strip: strip_html(state),
-        **show_turn(page, state, at),
+        **show_turn(page, state, at, correction_places(services, state, at)),
     }
 
 
@@ -241,7 +276,7 @@ def wire(page: ReplayPage, services: Services) -> None:
         return opened(page, services, trajectory_id, 1)
 
     def show(state: ReplayState, turn: float | None) -> dict[gr.components.Component, Any]:
-        return show_turn(page, state, turn)
+        return show_turn(page, state, turn, correction_places(services, state, turn))
 
     def run(state: ReplayState, turn: float, request: gr.Request, **controls: Any):
         if state.trajectory is None:
@@ -256,7 +291,7 @@ def wire(page: ReplayPage, services: Services) -> None:
                 yield {
                     page.state: state,
                     page.strip: strip_html(state),
-                    **show_turn(page, state, turn),
+                    **show_turn(page, state, turn, correction_places(services, state, turn)),
                 }
 
     page.domain.change(

@@ -16,12 +16,13 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.errors import BadInputError, NotFoundError
 from storage.models import SessionKind
-from storage.records import SessionSummary
+from storage.records import SessionSummary, StoredSession
 from ui.errors import inline, inline_error
+from ui.provenance import correction_ids
 from ui.renderers import render as render_observation
 from ui.renderers.base import esc
 from ui.services import Services
-from ui.session_view import session_html
+from ui.session_view import grounding_refs, session_html, shown_steps
 from ui.views import empty, short
 
 ANY = ""
@@ -125,7 +126,7 @@ def wire(page: SessionsPage, services: Services) -> None:
         if not session_id:
             raise BadInputError("Give a session id, or click a row of the table.")
         stored = services.sessions.load_session(int(session_id))
-        return {page.view: session_html(stored), page.session_id: stored.id}
+        return {page.view: stored_html(services, stored), page.session_id: stored.id}
 
     def picked(event: gr.SelectData) -> dict[Any, Any]:
         row = event.row_value if event.row_value else None
@@ -151,6 +152,15 @@ def wire(page: SessionsPage, services: Services) -> None:
     page.table.select(inline(picked, page.message), None, shown, **cheap)
 
 
+def stored_html(services: Services, stored: StoredSession) -> str:
+    """The session's HTML, each correction that grounded a shown step named by its place.
+
+    The corrections of every shown step are looked up in one query.
+    """
+    refs = grounding_refs(stored, shown_steps(stored))
+    return session_html(stored, places=services.annotations.places(correction_ids(refs)))
+
+
 def correction_view(services: Services, annotation_id: int) -> tuple[int, str]:
     """The session an annotation corrects and its HTML: the correction, then the session.
 
@@ -172,7 +182,7 @@ def correction_view(services: Services, annotation_id: int) -> tuple[int, str]:
         f"{place.step_index + 1}: <code>{esc(short(step.action, 160))}</code></h4>"
         f"{render_observation(renderer, record.corrected_observation, before)}</div>"
     )
-    return stored.id, head + session_html(stored)
+    return stored.id, head + stored_html(services, stored)
 
 
 def on_load(page: SessionsPage, services: Services, query: dict[str, str]) -> dict[Any, Any]:
@@ -189,7 +199,7 @@ def on_load(page: SessionsPage, services: Services, query: dict[str, str]) -> di
             updates |= {page.view: view, page.session_id: session_id}
         elif wanted.isdigit():
             stored = services.sessions.load_session(int(wanted))
-            updates |= {page.view: session_html(stored), page.session_id: stored.id}
+            updates |= {page.view: stored_html(services, stored), page.session_id: stored.id}
     except Exception as exc:  # a stale link says so beside the control, nothing else
         updates[page.message] = inline_error(exc)
     return updates
