@@ -39,8 +39,8 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     """The app with baseline arena contenders, so a battle takes a second.
 
     The embedded demo's model is the prepared one, writing a few tokens from an ungrounded
-    prompt (a quarter of the length): a prediction that says how long it took, on two CPU cores
-    without a minute of prefill and decoding.
+    prompt (about 760 tokens, without up to 2,000 of demonstrations): a prediction that says
+    how long it took, without minutes of prefill and decoding on two shared CPU cores.
     """
     settings = {
         "arena_contenders": "persistence,oracle",
@@ -176,11 +176,11 @@ def test_a_visitor_walks_through_the_workbench(page, app, shot):
     assert len(lines) > 5 and '  "isError": false' in lines, lines  # indented, a key a line
     page.locator("#an-verdict label", has_text="Reject").click()
     rate(page, FIVE)
+    shot(page, "workbench-feedback-structured")
     page.locator("#an-submit").click()
     wait_for_text(page, "#an-message", "Saved version 1")
     [saved] = app.context.annotations.list_annotations(domain="mcp")
     assert saved.corrected_observation == real  # one line again, byte for byte
-    shot(page, "workbench-feedback-structured")
     open_tab(page, "Agreement")
     shot(page, "workbench-feedback-agreement")
 
