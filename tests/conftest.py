@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from tests.support.prepared_model import link_prepared_model
 
 pytest_plugins = [
     "tests.support.fixtures",
@@ -47,13 +48,7 @@ def recorded_root() -> Path:
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    """A fresh data directory that reuses the embedded model prepared by `awp model prepare`.
-
-    The conversion takes half a minute; tests about other things should not pay for it again.
-    """
-    prepared = Path(os.environ.get("AWP_DATA_DIR", Path.home() / ".agentworld")) / "models"
+    """A fresh data directory that reuses the embedded model prepared by `awp model prepare`."""
     target = tmp_path / "data"
     target.mkdir()
-    if prepared.is_dir():
-        (target / "models").symlink_to(prepared, target_is_directory=True)
-    return target
+    return link_prepared_model(target)

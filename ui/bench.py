@@ -27,6 +27,12 @@ from ui.services import Services, chosen_model
 from ui.users import AccessDeniedError, User
 
 PAST_HEADERS = ["run", "date", "dataset", "engines", "status", "items", "overall (macro)"]
+RESULT_HEADERS = ["engine", "Overall macro", "Overall micro", "items", "failed"]
+"""The results table's columns but the per-domain ones (which follow `engine`).
+
+Also the empty table's headers, before a run and after one that left no results: Gradio's
+default would number the columns "1 2 3".
+"""
 
 
 @dataclass(frozen=True)
@@ -66,14 +72,8 @@ def table(results: BenchResults) -> tuple[list[str], list[list[str]]]:
     engines = results.engines.values()
     domains = sorted({d for stats in engines for d in stats.domains})
     metrics = {d: next(s.domains[d].headline for s in engines if d in s.domains) for d in domains}
-    headers = [
-        "engine",
-        *(f"{d} · {metrics[d]}" for d in domains),
-        "Overall macro",
-        "Overall micro",
-        "items",
-        "failed",
-    ]
+    first, *rest = RESULT_HEADERS
+    headers = [first, *(f"{d} · {metrics[d]}" for d in domains), *rest]
     rows = []
     for name, stats in results.engines.items():
         values = [stats.domains[d].headline_value if d in stats.domains else None for d in domains]

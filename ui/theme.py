@@ -165,7 +165,9 @@ CSS = """
 .awp-cell { width: 24px; height: 22px; border-radius: 4px; font-size: 10px; color: #fff;
   display: inline-flex; align-items: center; justify-content: center; background: #cbd5e1; }
 .awp-panel { min-height: 120px; }
-#bm-results th, #bm-results th * { overflow-wrap: normal; word-break: normal; }
+.secondary-wrap:has(> .icon-wrap) > input { padding-right: 28px; text-overflow: ellipsis; }
+#bm-results th, #bm-results th *, #ro-h-meter th, #ro-h-meter th * { overflow-wrap: normal;
+  word-break: normal; }
 .awp-header h1 { margin-bottom: 0; } .awp-header p { margin-top: 2px; }
 @media (max-width: 900px) { .awp-split { grid-template-columns: 1fr; } }
 """

@@ -66,6 +66,8 @@ def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model
     assert "the engine is free" in tab.locator("#bm-job").inner_text()
     assert not tab.locator("#bm-cancel").is_visible()
     wait_for_text(tab, "#bm-past", "interrupted")  # the runs list shows how it ended
+    headers = " ".join(tab.locator("#bm-results th").all_inner_texts())
+    assert "engine" in headers and "Overall macro" in headers, headers  # not Gradio's "1 2 3"
     shot(tab, "jobs-bench-cancelled")
 
     [run] = model_app.context.runs.list_runs(BenchRun)

@@ -18,7 +18,7 @@ from backend.benchmark.results import BenchResults
 from backend.engines.base import engine_spec
 from backend.jobs import Job
 from backend.types import HistoryMode
-from ui.bench import PAST_HEADERS, Benchmarks, BenchRequest, table
+from ui.bench import PAST_HEADERS, RESULT_HEADERS, Benchmarks, BenchRequest, table
 from ui.errors import guarded
 from ui.pages import job_panel
 from ui.services import Services
@@ -79,6 +79,7 @@ def render(services: Services) -> BenchmarkPage:
                 label="Per-domain chart", type="filepath", interactive=False, elem_id="bm-chart"
             )
     results = gr.Dataframe(
+        headers=RESULT_HEADERS,
         label="Headline metric x100 per domain (each column names its metric)",
         interactive=False,
         wrap=True,
@@ -171,7 +172,7 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         past = benchmarks.load(run_id)
         image = str(past.chart) if past.chart else None
         if past.results is None:
-            return [past.note(), gr.Dataframe(None), image]
+            return [past.note(), gr.Dataframe(None, headers=RESULT_HEADERS), image]
         headers, rows = table(past.results)
         return [past.note(), gr.Dataframe(rows, headers=headers), image]
 

@@ -85,11 +85,10 @@ def render(services: Services, domain: str, trajectories: list[tuple[str, str]])
             elem_id="pg-trajectory",
             allow_custom_value=True,  # choices change per domain; the store checks the id
         )
-        with gr.Row():
-            start = gr.Number(
-                0, label="Recorded turns kept as history", precision=0, minimum=0, scale=1
-            )
-            load = gr.Button("Start", variant="primary", elem_id="pg-load", scale=1)
+        # One under the other, as in the other modes: side by side in the narrow column, the
+        # button sat at the top of a grey block as tall as the field.
+        start = gr.Number(0, label="Recorded turns kept as history", precision=0, minimum=0)
+        load = gr.Button("Start", variant="primary", elem_id="pg-load")
     choices, note = live_offer(services, domain)
     with gr.Group(visible="hidden") as live:
         live_task = gr.Dropdown(

@@ -76,7 +76,13 @@ def render(services: Services) -> ReplayPage:
             allow_custom_value=True,
             elem_id="rp-trajectory",
         )
-    info = gr.Markdown(label="Recording", elem_id="rp-info")
+    # Until a recording is picked the panels below are empty; this line says why.
+    info = gr.Markdown(
+        "*Pick a recording: it shows below step by step, and **Run the whole recording** "
+        "has the engine predict each step.*",
+        label="Recording",
+        elem_id="rp-info",
+    )
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=280):
             engine = engine_panel.render(services.engines, services.defaults, "rp")

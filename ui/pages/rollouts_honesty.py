@@ -14,7 +14,7 @@ import gradio as gr
 
 from backend.envs.sim.honesty import METER_HEADERS, SIM_PASS_REAL_FAIL, meter_table
 from backend.envs.sim.honesty_plot import meter_figure
-from backend.envs.sim.leaderboard import BOARD_HEADERS, board_table, rank_table
+from backend.envs.sim.leaderboard import BOARD_HEADERS, RANK_HEADERS, board_table, rank_table
 from backend.envs.sim.leaderboard_plot import board_figure
 from ui.errors import guarded
 from ui.rollouts import Rollouts
@@ -65,6 +65,7 @@ def render() -> HonestySection:
         )
         ranks = gr.Dataframe(
             None,
+            headers=RANK_HEADERS,
             interactive=False,
             label="Do the simulator's rankings hold in reality?",
             elem_id="ro-h-ranks",
@@ -90,7 +91,7 @@ def wire(section: HonestySection, services: Services) -> None:
             gr.Dataframe(meter_table(meter) if meter else None, headers=METER_HEADERS),
             meter_figure(meter) if meter else None,
             gr.Dataframe(board_table(board) if board else None, headers=BOARD_HEADERS),
-            rank_table(board) if board else None,
+            rank_table(board) if board else gr.Dataframe(None, headers=RANK_HEADERS),
             board_figure(board) if board else None,
         ]
 

@@ -55,7 +55,8 @@ def render(services: Services) -> StartPage:
     """Build the page (inside the caller's Tab)."""
     gr.Markdown(INTRO, elem_id="st-intro")
     gr.Markdown("### Try it: each demo takes seconds and stores a session you can open")
-    with gr.Row(equal_height=True):
+    # Not equal heights: a column with a shorter text would stretch its button taller.
+    with gr.Row(equal_height=False):
         with gr.Column(min_width=240):
             oracle = gr.Button("1 · Replay a terminal session", elem_id="st-oracle")
             gr.Markdown(
