@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gradio as gr
 
@@ -38,6 +38,9 @@ DEMO_TASK = "shell"
 DEMO_SHELL = '[{"keystrokes": "echo hello from a live shell && ls /\\n", "duration": 0.5}]'
 DEMO_RECORDING = "mkrww/git"
 EMBEDDED = "transformers"
+DEMO_TOKENS = 32
+"""The embedded demo writes at most this many tokens: enough to show what the model makes of a
+terminal step, few enough that decoding on a CPU adds seconds, not minutes, to the prompt."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def render(services: Services) -> StartPage:
                 "session replays in about a second: the page layout without waiting for a model."
             )
         with gr.Column(min_width=240):
-            shell = gr.Button("2 · A live shell against the model", elem_id="st-shell")
+            shell = gr.Button("2 · A live shell beside a prediction", elem_id="st-shell")
             gr.Markdown(
                 f"Runs a command in a real sandboxed shell and asks "
                 f"`{shell_engine(services)}` to predict its output; both appear side by side."
@@ -72,13 +75,20 @@ def render(services: Services) -> StartPage:
         with gr.Column(min_width=240):
             embedded = gr.Button("3 · One embedded-model prediction", elem_id="st-embedded")
             gr.Markdown(
-                "The bundled SmolLM2 model predicts one terminal step on this machine's CPU: "
-                "about a minute the first time (it loads), seconds after. The time is shown."
+                "The bundled SmolLM2 model predicts one terminal step on this machine's CPU, "
+                f"at most {DEMO_TOKENS} tokens: about a minute the first time (it loads), "
+                "less after. The time is shown."
             )
     result = gr.HTML(empty("Pick a demo."), elem_id="st-result")
     gr.Markdown("### Your next step")
     next_step = gr.Markdown(elem_id="st-next")
     return StartPage(oracle, shell, embedded, result, next_step)
+
+
+def demo_choice(choice: EngineChoice) -> EngineChoice:
+    """The configured engine settings with at most `DEMO_TOKENS` new tokens."""
+    tokens = min(choice.params.max_new_tokens, DEMO_TOKENS)
+    return replace(choice, params=choice.params.model_copy(update={"max_new_tokens": tokens}))
 
 
 def shell_engine(services: Services) -> str:
@@ -193,7 +203,7 @@ def wire(page: StartPage, services: Services) -> None:
         started = time.perf_counter()
         session = playground.start(DEMO_DOMAIN, recording.id, 0)
         for event in playground.step(
-            session, recording.turns[0].action, choice(EMBEDDED), user.name
+            session, recording.turns[0].action, demo_choice(choice(EMBEDDED)), user.name
         ):
             if isinstance(event, Done):
                 session = event.session
