@@ -217,10 +217,12 @@ class Group:
     Args:
         instance: the app instance that owns it (see `instance`).
         name: the sandbox's name within the instance.
+        where: the hierarchy to use; this machine's (`hierarchy()`) unless given (a test's
+            cgroup v2 mount on a machine whose controllers v1 holds).
     """
 
-    def __init__(self, instance: str, name: str) -> None:
-        self.hierarchy = hierarchy()
+    def __init__(self, instance: str, name: str, where: Hierarchy | None = None) -> None:
+        self.hierarchy = where or hierarchy()
         self.relative = Path(TOP) / instance / name
 
     def path(self, controller: str) -> Path:
