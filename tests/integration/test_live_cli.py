@@ -51,6 +51,7 @@ def test_simulate_live_scores_against_the_real_screen(awp_context: AppContext) -
 
     stored = awp_context.sessions.load_session(first["session_id"])
     assert [step.origin for step in stored.steps] == ["live", "live"]
+    assert stored.base_trajectory_id is not None
     trajectory = awp_context.trajectories.get(stored.base_trajectory_id)
     assert trajectory.source == "live:terminal" and len(trajectory.turns) == 2
     assert "tmux" in trajectory.metadata["environment_version"]

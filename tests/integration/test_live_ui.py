@@ -52,8 +52,10 @@ def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> No
     screen = again["real"].split("awp-term", 1)[1]
     assert "hello-live" in screen and screen.count("pwd") == 1
 
-    session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
-    stored = app.context.sessions.load_session(session)
+    found = re.search(r"of session #(\d+)", again["status"])
+    assert found is not None
+    stored = app.context.sessions.load_session(int(found.group(1)))
+    assert stored.base_trajectory_id is not None
     trajectory = app.context.trajectories.get(stored.base_trajectory_id)
     assert [s.origin for s in stored.steps] == ["live", "live"]
     assert trajectory.source == "live:terminal"

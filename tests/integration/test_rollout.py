@@ -153,7 +153,7 @@ def test_an_unsolved_mcp_episode_fails_when_it_runs_out_of_steps(
     awp_context: AppContext, tmp_path: Path
 ) -> None:
     """mcp has no end action: its check runs after every call, and the last step decides."""
-    forget = {"name": "delete_entities", "arguments": {"entityNames": ["Carol"]}}
+    forget: dict[str, object] = {"name": "delete_entities", "arguments": {"entityNames": ["Carol"]}}
     recordings = (
         _forget("solved", forget),
         _forget("no-op", {"name": "read_graph", "arguments": {}}),

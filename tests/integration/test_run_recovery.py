@@ -61,6 +61,7 @@ def wait_for_episodes(process: subprocess.Popen[bytes], path: Path, count: int) 
     deadline = time.monotonic() + WAIT_S
     while len(episodes_written(path)) < count:
         if process.poll() is not None:
+            assert process.stderr is not None
             pytest.fail(f"rollout ended early: {process.stderr.read().decode()[-2000:]}")
         if time.monotonic() > deadline:
             process.kill()
@@ -78,7 +79,7 @@ def test_a_killed_rollout_is_interrupted_and_keeps_only_complete_episodes(
     process.send_signal(how)
     code = process.wait(timeout=WAIT_S)
     assert code == (-signal.SIGKILL if how == signal.SIGKILL else 130)
-    assert b"Traceback" not in process.stderr.read()
+    assert process.stderr is not None and b"Traceback" not in process.stderr.read()
     kept = episodes_written(out / "rollouts.jsonl")
     assert len(kept) >= 2 and not (out / "summary.json").exists()
     with build_context(data_dir=tmp_path / "data") as context:  # the next start
