@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import secrets
 import tempfile
 import time
@@ -39,12 +40,12 @@ from backend.envs.live.web import miniwob_pages, web_missing
 from backend.errors import ConflictError, LiveEnvironmentError
 from storage.db import session_scope
 from storage.models import ArenaVoteRow, RealOrNotVoteRow
-from tests.support.app_server import start_app
+from tests.support.app_server import follow_job, start_app
 from tests.support.live import keys, live_config
 
 
 def attempt(client: Client, *args: Any, **kwargs: Any) -> bool:
-    """Whether the call was accepted."""
+    """Whether the call returned without an error (a refusal may also be a message)."""
     try:
         client.predict(*args, **kwargs)
     except Exception:
@@ -166,7 +167,7 @@ def main() -> None:
             forged = f"{secrets.token_hex(8)}.{secrets.token_hex(32)}"
             client = Client(app.url, verbose=False, headers={"Cookie": f"{COOKIE}={forged}"})
             name = secrets.token_hex(6)
-            client.predict("terminal", "all", api_name="/arena_battle", browser=name)
+            follow_job(client, "arena_battle", "terminal", "all", browser=name)
             accepted += attempt(client, "all", api_name="/arena_vote_a", browser=name)
             client.predict("terminal", api_name="/real_next", browser=name)
             accepted += attempt(client, "A", 2, api_name="/real_vote", browser=name)
@@ -175,6 +176,10 @@ def main() -> None:
                 table.__tablename__: session.scalar(
                     select(func.count(func.distinct(table.voter_id)))
                 )
+                for table in (ArenaVoteRow, RealOrNotVoteRow)
+            }
+            votes = {
+                table.__tablename__: session.scalar(select(func.count()).select_from(table))
                 for table in (ArenaVoteRow, RealOrNotVoteRow)
             }
         pair = app.context.arena.open_pair("anonymous-racer", "terminal")
@@ -193,9 +198,8 @@ def main() -> None:
         assert live is not None
         held = [live.lease("a"), live.lease("b")]
         shadow = Client(app.url, verbose=False)
-        started = attempt(
-            shadow, "terminal", "replay", "oracle", 8, 3, "shadow", api_name="/rollout_run"
-        )
+        # A run is a job: its line, once it ended, says whether it ran or was refused.
+        line, _ = follow_job(shadow, "rollout_run", "terminal", "replay", "oracle", 8, 3, "shadow")
         in_use = live.count()
         for token in held:
             live.release(token)
@@ -203,10 +207,11 @@ def main() -> None:
             json.dumps(
                 {
                     "vote_flood_names_tried": rounds,
-                    "vote_flood_votes_accepted": accepted,
+                    "vote_calls_without_error": accepted,
                     "distinct_voters_stored": voters,
+                    "votes_stored": votes,
                     "concurrent_duplicates_stored_of_6": stored,
-                    "shadow_run_started_with_pool_full": started,
+                    "shadow_run_with_pool_full_ended": re.sub(r"<[^>]+>", "", line)[:200],
                     "live_places_in_use_max_2": in_use,
                 },
                 indent=2,

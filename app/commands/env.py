@@ -95,12 +95,15 @@ def serve(
     )
 
 
-def build_app(options: dict[str, Any]) -> tuple[Any, Any]:
+def build_app(options: dict[str, Any], announce: bool = True) -> tuple[Any, Any]:
     """The OpenEnv app for `options` (those of `serve`), and what closes its context.
+
+    `announce` prints which limits bound its live sandboxes (once per server, not per worker).
 
     Raises:
         BadInputError: a bad option, or listening beyond loopback without AWP_ENV_TOKEN.
     """
+    from app.commands.live import say_limits
     from app.gym import env_options, world_parts
     from app.openenv_env import build_server
     from app.openenv_service import check_exposure
@@ -127,6 +130,8 @@ def build_app(options: dict[str, Any]) -> tuple[Any, Any]:
             options["record"],
             parts.context.live_pool,
         )
+        if options["env"] != "sim" and announce:
+            say_limits(settings)
         specs = episode_specs(options["domain"], options["tasks"])
         stores = parts.context.sessions, parts.context.trajectories  # used only when recording
         app = build_server(
@@ -144,7 +149,7 @@ def build_app(options: dict[str, Any]) -> tuple[Any, Any]:
 
 def worker_app() -> Any:
     """A worker process's app (uvicorn's factory), from the options its parent handed down."""
-    return build_app(json.loads(os.environ[WORKER_OPTIONS]))[0]
+    return build_app(json.loads(os.environ[WORKER_OPTIONS]), announce=False)[0]
 
 
 def register(cli: typer.Typer) -> None:

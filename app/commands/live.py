@@ -16,6 +16,7 @@ from app.commands.options import output_file
 from app.context import AppContext, build_context
 from app.settings import Settings
 from backend.domains.base import all_domains
+from backend.envs.live import cgroups
 from backend.envs.live.base import LIVE
 from backend.envs.live.run import LiveRun, live_source, unavailable
 from backend.errors import AWPError, BadInputError, LiveEnvironmentError
@@ -35,6 +36,7 @@ def open_run(
     """
     if not settings.live_enabled:
         raise LiveEnvironmentError("Live environments are switched off (AWP_LIVE_ENABLED=false).")
+    say_limits(settings)
     run = LiveRun(domain, settings.live_config(), trajectory_id)
     try:
         run.start(task)
@@ -42,6 +44,16 @@ def open_run(
         run.close()
         raise
     return run
+
+
+def say_limits(settings: Settings) -> None:
+    """Print, on stderr, which limits bound the live sandboxes this command starts.
+
+    The same one sentence the Playground and the Rollouts page show (`cgroups.limits_held`), so
+    whoever starts live work from a shell knows whether the sandbox or only each process is
+    bounded; stderr keeps the command's results on stdout as they were.
+    """
+    typer.echo(cgroups.limits_held(settings.live_config()), err=True)
 
 
 PREDICTED = ("model", "record")

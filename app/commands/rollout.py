@@ -88,6 +88,7 @@ def rollout(
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
     from tqdm import tqdm
 
+    from app.commands.live import say_limits
     from app.context import build_context
     from backend.envs.sim.episode import backing_named
     from backend.envs.sim.report import EpisodeRow
@@ -122,6 +123,8 @@ def rollout(
     )
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
+        if env != "sim" or sim_to_real:
+            say_limits(settings)
         parts = RolloutParts(
             # A sim-to-real run's live twins are stored as it goes: grounding on them, or
             # answering from their record, would let the simulated side copy reality.

@@ -14,6 +14,8 @@ from app.commands.env import build_app
 from app.context import AppContext
 from app.gym import EnvArgs, _build
 from app.openenv_service import client_owner
+from app.settings import Settings
+from backend.envs.live import cgroups
 from backend.errors import LiveEnvironmentError
 
 
@@ -37,7 +39,9 @@ def test_a_gymnasium_live_reset_takes_a_place_of_the_one_pool(settings_env: None
         pool.release(held)
 
 
-def test_an_openenv_live_reset_is_refused_with_how_long_to_wait(settings_env: None) -> None:
+def test_an_openenv_live_reset_is_refused_with_how_long_to_wait(
+    settings_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     options = {
         "domain": "terminal",
         "engine": "persistence",
@@ -55,6 +59,8 @@ def test_an_openenv_live_reset_is_refused_with_how_long_to_wait(settings_env: No
         "host": "127.0.0.1",
     }
     app, close = build_app(options)
+    # The server says once, as it starts, which limits bound its live sandboxes.
+    assert capsys.readouterr().err == cgroups.limits_held(Settings().live_config()) + "\n"
     context = close.__self__
     assert isinstance(context, AppContext)
     pool = context.live_pool

@@ -77,6 +77,8 @@ def test_a_cpu_burner_left_in_the_background_stops_with_the_action(config: LiveC
     uid, folder = sandbox_of(terminal)
     group = _group(terminal._sandbox)  # type: ignore[arg-type]
     try:
+        # The tmux server is in the sandbox's group too (issue 20: it had no CPU limit).
+        assert terminal._server is not None and terminal._server.pid in group.pids()
         started = time.monotonic()
         terminal.act(keys(("for i in 1 2 3; do (while :; do :; done) & done\n", 1.5)))
         acted_s = time.monotonic() - started

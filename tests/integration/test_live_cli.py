@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 from app.context import AppContext
+from app.settings import Settings
+from backend.envs.live import cgroups
 from tests.support.cli import run
 from tests.support.live import skip_unless_live
 
@@ -49,6 +51,7 @@ def test_simulate_live_scores_against_the_real_screen(awp_context: AppContext) -
 
     stored = awp_context.sessions.load_session(first["session_id"])
     assert [step.origin for step in stored.steps] == ["live", "live"]
+    assert stored.base_trajectory_id is not None
     trajectory = awp_context.trajectories.get(stored.base_trajectory_id)
     assert trajectory.source == "live:terminal" and len(trajectory.turns) == 2
     assert "tmux" in trajectory.metadata["environment_version"]
@@ -95,6 +98,7 @@ def test_record_writes_rows_that_the_benchmark_reads(awp_data, tmp_path: Path) -
     rows = tmp_path / "rows.jsonl"
     code, out = run("record", "--domain", "terminal", "--actions", str(actions), "--out", str(rows))
     assert code == 0, out
+    assert cgroups.limits_held(Settings().live_config()) in out  # said before it starts
     written = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
     assert [r["turn_idx"] for r in written] == [1, 2, 3] and written[0]["task"] == "terminal"
     assert "42" in written[-1]["response"][-1]

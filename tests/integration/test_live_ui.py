@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from gradio_client import Client
 
@@ -51,8 +52,10 @@ def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> No
     screen = again["real"].split("awp-term", 1)[1]
     assert "hello-live" in screen and screen.count("pwd") == 1
 
-    session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
-    stored = app.context.sessions.load_session(session)
+    found = re.search(r"of session #(\d+)", again["status"])
+    assert found is not None
+    stored = app.context.sessions.load_session(int(found.group(1)))
+    assert stored.base_trajectory_id is not None
     trajectory = app.context.trajectories.get(stored.base_trajectory_id)
     assert [s.origin for s in stored.steps] == ["live", "live"]
     assert trajectory.source == "live:terminal"
@@ -76,6 +79,24 @@ def test_the_live_note_says_which_limits_hold(app: RunningApp) -> None:
         assert f"Limits hold per process only (no cgroups: {cgroups.unavailable()})" in note
 
 
+def rollouts_note(app: RunningApp) -> str:
+    """The sentence the Rollouts page shows where a live (shadow, hybrid) run is started."""
+    config = httpx.get(f"{app.url.rstrip('/')}/config", timeout=30).json()
+    (note,) = [
+        c["props"]["value"]
+        for c in config["components"]
+        if c.get("props", {}).get("elem_id") == "ro-live-limits"
+    ]
+    return str(note)
+
+
+def test_the_rollouts_page_says_the_same_limits_where_live_runs_start(app: RunningApp) -> None:
+    playground = Client(app.url, verbose=False).predict("terminal", api_name="/select_domain")[3]
+    sentence = cgroups.limits_held(app.context.settings.live_config())
+    assert sentence in playground
+    assert rollouts_note(app) == f"Shadow and hybrid runs act in live sandboxes. {sentence}"
+
+
 def test_with_cgroups_off_the_note_says_only_per_process_limits_hold(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -88,5 +109,6 @@ def test_with_cgroups_off_the_note_says_only_per_process_limits_hold(
             in note
         )
         assert "each process gets 1024 MB of address space" in note
+        assert "Limits hold per process only (no cgroups: switched off" in rollouts_note(running)
     finally:
         running.close()

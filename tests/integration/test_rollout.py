@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.context import AppContext
+from app.settings import Settings
 from backend.domains.base import all_domains
+from backend.envs.live import cgroups
 from backend.envs.live.base import live_kind
 from backend.envs.live.mcp_servers import SERVER_SETS
 from backend.envs.sim.tasks import episode_specs
@@ -34,6 +36,9 @@ SHELL_RECORDING = {
 def rollout(out: Path, *args: str) -> tuple[list[dict], dict]:
     code, output = run("rollout", "--agent", "replay", "--out", str(out), *args)
     assert code == 0, output
+    # A run that starts live sandboxes says first which limits bound them; a simulated one not.
+    live = "--sim-to-real" in args or ("--env" in args and args[args.index("--env") + 1] != "sim")
+    assert (cgroups.limits_held(Settings().live_config()) in output) == live, output
     rows = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
     return rows, json.loads((out / "summary.json").read_text())
 
@@ -148,7 +153,7 @@ def test_an_unsolved_mcp_episode_fails_when_it_runs_out_of_steps(
     awp_context: AppContext, tmp_path: Path
 ) -> None:
     """mcp has no end action: its check runs after every call, and the last step decides."""
-    forget = {"name": "delete_entities", "arguments": {"entityNames": ["Carol"]}}
+    forget: dict[str, object] = {"name": "delete_entities", "arguments": {"entityNames": ["Carol"]}}
     recordings = (
         _forget("solved", forget),
         _forget("no-op", {"name": "read_graph", "arguments": {}}),

@@ -19,7 +19,7 @@ from app.context import build_context
 from backend.envs.sim.report import EpisodeRow
 from storage.export_source import ExportQuery, iter_export_records
 from storage.models import RunStatus
-from storage.run_kinds import RolloutRun
+from storage.run_kinds import RolloutRun, TrainRun
 from storage.runs import DIED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,6 +61,7 @@ def wait_for_episodes(process: subprocess.Popen[bytes], path: Path, count: int) 
     deadline = time.monotonic() + WAIT_S
     while len(episodes_written(path)) < count:
         if process.poll() is not None:
+            assert process.stderr is not None
             pytest.fail(f"rollout ended early: {process.stderr.read().decode()[-2000:]}")
         if time.monotonic() > deadline:
             process.kill()
@@ -78,7 +79,7 @@ def test_a_killed_rollout_is_interrupted_and_keeps_only_complete_episodes(
     process.send_signal(how)
     code = process.wait(timeout=WAIT_S)
     assert code == (-signal.SIGKILL if how == signal.SIGKILL else 130)
-    assert b"Traceback" not in process.stderr.read()
+    assert process.stderr is not None and b"Traceback" not in process.stderr.read()
     kept = episodes_written(out / "rollouts.jsonl")
     assert len(kept) >= 2 and not (out / "summary.json").exists()
     with build_context(data_dir=tmp_path / "data") as context:  # the next start
@@ -106,3 +107,35 @@ def test_the_next_start_leaves_a_live_run_alone(tmp_path: Path) -> None:
         run_id = context.runs.start(RolloutRun, {"domains": ["terminal"]}, None)
         assert context.runs.reap() == 0  # this process still runs it
         assert context.runs.get(RolloutRun, run_id).status == RunStatus.RUNNING.value
+
+
+TRAINER = """
+import sys, time
+from pathlib import Path
+from app.context import build_context
+from storage.run_kinds import TrainRun
+with build_context(data_dir=Path(sys.argv[1])) as context:
+    spec = TrainRun.new_spec("sft", "recorded", "base", {})
+    print(context.runs.start(TrainRun, spec, None), flush=True)
+    time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "sigterm"])
+def test_a_killed_training_run_reads_interrupted_at_the_next_start(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    """Issue 20: a `train_run` stayed `running` for ever after kill -9, and after SIGTERM."""
+    trainer = subprocess.Popen(
+        [sys.executable, "-c", TRAINER, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert trainer.stdout is not None
+    run_id = int(trainer.stdout.readline())
+    trainer.send_signal(how)
+    trainer.wait(timeout=30)
+    with build_context(data_dir=tmp_path) as context:
+        run = context.runs.get(TrainRun, run_id)
+    assert run.status == RunStatus.INTERRUPTED.value and run.message == DIED

@@ -7,6 +7,7 @@ a fresh battle drawn on a step its voter already judged.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,8 @@ from app.identity import COOKIE, Identities, load_secret
 from backend.errors import ConflictError
 from storage.arena import ArenaStore
 from storage.db import session_scope
-from storage.models import AnnotatorRow, ArenaVoteRow, RealOrNotVoteRow
+from storage.models import AnnotationRow, AnnotatorRow, ArenaVoteRow, RealOrNotVoteRow
+from tests.support.annotate import annotate, submit
 from tests.support.app_server import (
     ARENA_OUTPUTS,
     REAL_OUTPUTS,
@@ -130,6 +132,24 @@ def test_votes_under_new_names_count_as_one_person(app: RunningApp) -> None:
         refused_or_stored(person, "all", api_name="/arena_vote_a", browser=browser)
     one_voter_once_per_item(app, RealOrNotVoteRow)
     one_voter_once_per_item(app, ArenaVoteRow)
+
+
+def test_annotations_under_new_names_count_as_one_annotator(app: RunningApp) -> None:
+    """Issue 20: one client stored 8 annotations of one prediction, each under a new name."""
+    author = Client(app.url, verbose=False)
+    loaded = named(author.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
+    author.predict(loaded["action"], engine="persistence", api_name="/step")
+    for browser in (secrets.token_hex(6) for _ in range(ROUNDS)):
+        person = stranger(app)
+        annotate(person, "next", "terminal", browser=browser)  # offers nothing once it is done
+        with contextlib.suppress(Exception):  # submitting anyway is refused, or stores nothing
+            submit(person, "fixed", "reject", domain="terminal", browser=browser)
+    with session_scope(app.context.database.session_factory) as session:
+        rows = session.execute(select(AnnotationRow.prediction_id, AnnotationRow.annotator_id))
+        stored = [tuple(row) for row in rows]
+    assert stored  # the first one counted
+    assert len({annotator for _, annotator in stored}) == 1  # one person, whatever the names
+    assert len({prediction for prediction, _ in stored}) == len(stored)  # each item once
 
 
 def test_concurrent_duplicates_are_refused_by_the_database(app: RunningApp) -> None:

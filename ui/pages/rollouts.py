@@ -14,6 +14,7 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
+from backend.envs.live import cgroups
 from backend.envs.sim.defaults import REPLAY
 from backend.envs.sim.service import RolloutOutcome
 from backend.jobs import Job
@@ -88,6 +89,12 @@ def render(services: Services) -> RolloutsPage:
                 elem_id="ro-env",
             )
             run = gr.Button("Run rollout", variant="primary", elem_id="ro-run")
+            if services.live is not None:  # shadow and hybrid runs start live sandboxes
+                gr.Markdown(
+                    f"Shadow and hybrid runs act in live sandboxes. "
+                    f"{cgroups.limits_held(services.live.config)}",
+                    elem_id="ro-live-limits",
+                )
             job = job_panel.render("ro", "rollout", "rollouts")
         with gr.Column(scale=2):
             status = gr.Markdown("Episodes appear here.", elem_id="ro-status")

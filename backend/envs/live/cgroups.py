@@ -22,6 +22,7 @@ root, `unavailable()` says why and only the per-process limits hold.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import signal
@@ -67,9 +68,10 @@ def _mounts() -> list[tuple[str, Path, set[str]]]:
 
 
 def _probe(hierarchy: Hierarchy) -> str:
-    """Make and remove a test group in every mount; "" when that works, else the error."""
+    """Make and remove a test group in every mount; "" when that works, else what failed."""
     name = f"probe-{uuid.uuid4().hex[:8]}"
     made: list[Path] = []
+    mount = Path("/")
     try:
         for mount in dict.fromkeys(hierarchy.mounts.values()):
             top = mount / TOP
@@ -80,7 +82,12 @@ def _probe(hierarchy: Hierarchy) -> str:
             (top / name).mkdir()
             made.append(top / name)
     except OSError as exc:
-        return f"the cgroup filesystem is not writable here ({exc.strerror}: {exc.filename})"
+        if exc.errno == errno.EBUSY:  # v2: a group holding processes cannot give controllers
+            return (
+                f"cgroup v2 at {mount} holds the app's processes in a group that cannot pass "
+                "controllers on (a container's own group); start the app in a child group"
+            )
+        return f"the cgroup tree at {mount} is not writable ({exc.strerror})"
     finally:
         for path in made:
             with contextlib.suppress(OSError):
@@ -95,21 +102,44 @@ def _enable(group: Path) -> None:
         (group / "cgroup.subtree_control").write_text(wanted)
 
 
+def detect(mounts: list[tuple[str, Path, set[str]]]) -> Hierarchy:
+    """The hierarchy that `mounts` (kind, mount point, options) offer, before any write.
+
+    cgroup v1 needs one mount for each of V1; v2 a unified mount whose `cgroup.controllers`
+    lists all of V2 (on a hybrid machine, v1 holds them and the unified mount has none).
+    """
+    v1 = {c: path for kind, path, opts in mounts if kind == "cgroup" for c in V1 if c in opts}
+    if set(v1) == set(V1):
+        return Hierarchy(1, v1)
+    unified = [path for kind, path, _ in mounts if kind == "cgroup2"]
+    if not unified:
+        return Hierarchy(0, {}, f"no cgroup v1 {'/'.join(V1)} mounts and no cgroup v2 mount")
+    offered = _read(unified[0] / "cgroup.controllers").split()
+    lacking = [name for name in V2 if name not in offered]
+    if not lacking:
+        return Hierarchy(2, {"": unified[0]})
+    return Hierarchy(
+        0,
+        {},
+        f"no cgroup v1 {'/'.join(V1)} mounts, and cgroup v2 at {unified[0]} lacks "
+        f"{', '.join(lacking)} (it offers {', '.join(offered) or 'no controller'})",
+    )
+
+
 @functools.cache
 def hierarchy() -> Hierarchy:
-    """Decide once which cgroups sandboxes get here (see the module docstring)."""
-    if os.geteuid() != 0:
-        return Hierarchy(0, {}, "the app does not run as root")
-    mounts = _mounts()
-    v1 = {c: path for kind, path, opts in mounts if kind == "cgroup" for c in V1 if c in opts}
-    unified = [path for kind, path, _ in mounts if kind == "cgroup2"]
-    if set(v1) == set(V1):
-        found = Hierarchy(1, v1)
-    elif unified and set(V2) <= set((unified[0] / "cgroup.controllers").read_text().split()):
-        found = Hierarchy(2, {"": unified[0]})
-    else:
-        return Hierarchy(0, {}, "no cgroup v1 memory/cpu/pids/freezer or v2 memory/cpu/pids")
+    """Decide once which cgroups sandboxes get here (see the module docstring).
+
+    Not as root, a sandbox shares the app's uid and gets no group, whatever the probe finds; the
+    probe still runs, so the reason says what this user may do with the cgroup tree.
+    """
+    found = detect(_mounts())
+    if not found.version:
+        return found
     reason = _probe(found)
+    if os.geteuid() != 0:
+        said = reason or "sandboxes that share its uid get no group of their own"
+        return Hierarchy(0, {}, f"the app runs as uid {os.geteuid()}, not root; {said}")
     return Hierarchy(0, {}, reason) if reason else found
 
 
@@ -143,11 +173,18 @@ def limits_held(config: LiveConfig) -> str:
             f"and {config.processes} tasks, and it is frozen between actions."
         )
     reason = unavailable() if config.cgroups else "switched off (`AWP_LIVE_CGROUPS=off`)"
+    if os.geteuid() == 0:  # each sandbox has its own uid and a tmpfs of its own
+        bounded = f"a sandbox {config.processes} processes and {config.disk_mb} MB of files"
+    else:  # one uid for the app and every sandbox, no tmpfs
+        bounded = (
+            f"files of at most {config.file_mb} MB each, and the app's uid, shared by every "
+            f"sandbox, {config.processes} processes more than the app had when each started"
+        )
     return (
         f"Limits hold per process only (no cgroups: {reason}): each process gets "
-        f"{config.memory_mb} MB of address space and {config.cpu_seconds} CPU seconds, a sandbox "
-        f"{config.processes} processes and {config.disk_mb} MB of files; its processes together, "
-        "and a web browser, have no memory or CPU limit, and background work runs between actions."
+        f"{config.memory_mb} MB of address space and {config.cpu_seconds} CPU seconds, "
+        f"{bounded}; its processes together, and a web browser, have no memory or CPU limit, "
+        "and background work runs between actions."
     )
 
 
@@ -180,10 +217,12 @@ class Group:
     Args:
         instance: the app instance that owns it (see `instance`).
         name: the sandbox's name within the instance.
+        where: the hierarchy to use; this machine's (`hierarchy()`) unless given (a test's
+            cgroup v2 mount on a machine whose controllers v1 holds).
     """
 
-    def __init__(self, instance: str, name: str) -> None:
-        self.hierarchy = hierarchy()
+    def __init__(self, instance: str, name: str, where: Hierarchy | None = None) -> None:
+        self.hierarchy = where or hierarchy()
         self.relative = Path(TOP) / instance / name
 
     def path(self, controller: str) -> Path:

@@ -117,8 +117,21 @@ class Scratch:
             self._views[path] = self._view(path, folder / "ro" / str(index))
 
     def _view(self, path: Path, staging: Path) -> Path:
-        """The host path bwrap binds for `path`: itself, or a bind of it the uid can reach."""
-        if self.mode is not Privilege.ROOT or reachable(path):
+        """The host path bwrap binds for `path`: itself, or a bind of it the uid can reach.
+
+        Raises:
+            LiveEnvironmentError: without root, the app's own uid cannot read `path` (bwrap,
+                running as that uid, would fail with a bare "Permission denied").
+        """
+        if self.mode is not Privilege.ROOT:
+            if not os.access(path, os.R_OK | os.X_OK):
+                raise LiveEnvironmentError(
+                    f"The sandbox cannot show {path} read-only: this app's user (uid {self.uid}) "
+                    "cannot read it, and without root nothing else can. Run the app with a "
+                    "Python its own user can read."
+                )
+            return path
+        if reachable(path):
             return path
         staging.mkdir(parents=True, mode=0o755)
         run_host([require("mount"), "--bind", "-o", "ro", str(path), str(staging)])
