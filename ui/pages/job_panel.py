@@ -175,7 +175,9 @@ def wire(
             job = start(*args, **kwargs)
         except Exception as exc:
             return {panel.line: inline_error(exc)}
-        return attached(panel, job.view())
+        # Polled at least once, even when it ended before this answer (a judge that gives up
+        # at once): the poll is what shows its result.
+        return attached(panel, job.view()) | {panel.job: job.id, panel.timer: gr.Timer(active=True)}
 
     def poll(job_id: str | None, request: gr.Request) -> dict[Any, Any]:
         if job_id is None:
