@@ -9,7 +9,6 @@ caller owns the context and closes it when the server stops.
 from __future__ import annotations
 
 import logging
-import threading
 from functools import partial
 
 import gradio as gr
@@ -89,29 +88,20 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         hf_login=auth.hf_login,
         live=context.live_pool,
         prompts=context.prompts,
-        start_training=partial(start_training, context),
+        train=partial(train_model, context),
         fair=context.fair_use,
     )
 
 
-def start_training(context: AppContext, config: TrainConfig, owner: str | None) -> None:
-    """Train in a background thread; the run's record in SQL tells the Train page how it goes.
+def train_model(context: AppContext, config: TrainConfig, owner: str | None) -> None:
+    """Train to the end in the calling thread (the Train page's job), recorded in the run store.
 
-    A failure is recorded on the run (`failed` and why) by `run_training`'s run record, which
-    also logs an unexpected error with its traceback; a domain error is logged here in a line.
+    A failure or a Cancel is recorded on the run (`failed` and why, or `interrupted`) by
+    `run_training`'s run record and raised for the job to end the same way.
     """
     from app.training import run_training
-    from backend.errors import AWPError
 
-    def work() -> None:
-        try:
-            run_training(context, config, show_progress=False, owner=owner)
-        except AWPError as exc:
-            logger.warning("training run in %s failed: %s", config.out, exc)
-        except Exception:  # already logged with its traceback and recorded by the run
-            return
-
-    threading.Thread(target=work, name=f"train-{config.out.name}", daemon=True).start()
+    run_training(context, config, show_progress=False, owner=owner)
 
 
 def build_app(context: AppContext, auth: Auth | None = None) -> gr.Blocks:

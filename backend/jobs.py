@@ -70,9 +70,12 @@ class JobView:
         unit: what it counts: `tokens` or `steps` (budgets: the work may end sooner), or
             items it does all of (`items`, `episodes`).
         elapsed_s: seconds since it started running (0 while queued).
-        eta_s: seconds left at the rate so far; None until there is a rate, or no total.
+        eta_s: seconds left in the current stage at its rate so far; None until there is a
+            rate, or no total.
         message: why it failed or was cancelled.
-        run_id: its record in the run store, for runs.
+        run_id: its record in the run store, for runs (set by `storage.run_lifecycle`).
+        stage: the stage of work it is in, for work of several stages each counted in its own
+            unit (a training run: the base model's benchmark, training steps, the tuned one's).
     """
 
     id: str
@@ -88,6 +91,7 @@ class JobView:
     eta_s: float | None
     message: str | None
     run_id: int | None
+    stage: str | None
 
     @property
     def ended(self) -> bool:
@@ -130,6 +134,8 @@ class Job:
         self._status = JobStatus.QUEUED
         self._done, self._total = 0, total
         self._started: float | None = None
+        self._stage: str | None = None
+        self._stage_started: float | None = None
         self._ended: float | None = None
         self._message: str | None = None
         self._run_id: int | None = None
@@ -161,6 +167,19 @@ class Job:
         with self._lock:
             self._done += units
 
+    def begin_stage(self, stage: str, total: int | None, unit: str) -> None:
+        """Start a stage of the work, counted from zero in its own unit with its own ETA.
+
+        A stage's start is a natural place to stop, so a cancelled job stops here.
+
+        Raises:
+            JobCancelledError: Cancel was pressed.
+        """
+        self.check()
+        with self._lock:
+            self._stage, self._done, self._total, self.unit = stage, 0, total, unit
+            self._stage_started = self._clock()
+
     def wait(self, timeout_s: float | None = None) -> bool:
         """Block until the job has ended (its worker let go); whether it did within the time."""
         return self._over.wait(timeout_s)
@@ -175,9 +194,11 @@ class Job:
         with self._lock:
             now = self._clock() if self._ended is None else self._ended
             elapsed = 0.0 if self._started is None else max(0.0, now - self._started)
+            since = self._stage_started if self._stage_started is not None else self._started
+            spent = 0.0 if since is None else max(0.0, now - since)
             eta = None
-            if self._status is JobStatus.RUNNING and self._total and self._done and elapsed > 0:
-                eta = max(0, self._total - self._done) * elapsed / self._done
+            if self._status is JobStatus.RUNNING and self._total and self._done and spent > 0:
+                eta = max(0, self._total - self._done) * spent / self._done
             return JobView(
                 self.id,
                 self.kind,
@@ -192,6 +213,7 @@ class Job:
                 eta,
                 self._message,
                 self._run_id,
+                self._stage,
             )
 
     def _request_cancel(self) -> None:
@@ -235,6 +257,31 @@ def raise_if_cancelled() -> None:
     job = _CURRENT.get()
     if job is not None:
         job.check()
+
+
+def attach_run(run_id: int) -> None:
+    """Name the run-store record the current job's work writes (nothing outside a job)."""
+    job = _CURRENT.get()
+    if job is not None:
+        job.attach_run(run_id)
+
+
+def begin_stage(stage: str, total: int | None, unit: str) -> None:
+    """Start a stage of the current job's work (`Job.begin_stage`; nothing outside a job).
+
+    Raises:
+        JobCancelledError: the current job was cancelled.
+    """
+    job = _CURRENT.get()
+    if job is not None:
+        job.begin_stage(stage, total, unit)
+
+
+def advance(done: int, total: int | None = None) -> None:
+    """Say how many units of the current job's stage are done (nothing outside a job)."""
+    job = _CURRENT.get()
+    if job is not None:
+        job.advance(done, total)
 
 
 def count(units: int, unit: str) -> None:

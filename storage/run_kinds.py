@@ -76,6 +76,14 @@ class TrainRun(RunRecord):
     kind: ClassVar[RunKind] = RunKind.TRAIN
     label: ClassVar[str] = "Training run"
 
+    @classmethod
+    def interrupted_message(cls, out_dir: str | None, cause: str = "Interrupted") -> str:
+        """Its folder holds the checkpoints (one is saved on Cancel), so it can be continued."""
+        return (
+            f"{cause}; `awp train --resume --out {out_dir}` (with the same options) continues "
+            "it from its last checkpoint."
+        )
+
     @staticmethod
     def new_spec(
         method: str, data_source: str, base_model: str, hyper_params: Mapping[str, Any]

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from backend.errors import AWPError, JobCancelledError
+from backend.jobs import attach_run
 from storage.models import RunStatus
 from storage.runs import RunRecord, RunStore
 
@@ -81,6 +82,7 @@ def recorded(
 
     """
     handle = RunHandle(store, store.start(kind, spec, out_dir, owner, resume=resume))
+    attach_run(handle.id)  # a page's job (if this runs in one) links to its run
     try:
         yield handle
     except KeyboardInterrupt:

@@ -33,10 +33,11 @@ def judge_line(services: Services) -> str:
     return f"Judge: `{engine.name}` · `{engine.model}`{weak} {settings}."
 
 
-def judge_job(services: Services, prediction_id: int | None, owner: str) -> Job:
-    """Start grading one prediction as a job; its result is the stored verdict.
+def judge_job(services: Services, prediction_id: int | None, owner: str, kind: str) -> Job:
+    """Start grading one prediction as a job of `kind`; its result is the stored verdict.
 
     What can be refused is refused here, before the job: no judge is started for nothing.
+    `kind` is that of the panel of the page it starts from, which a `?job=` link reopens.
 
     Raises:
         BadInputError: no prediction yet, its real state is unknown, or the judge is the
@@ -55,7 +56,7 @@ def judge_job(services: Services, prediction_id: int | None, owner: str) -> Job:
         return result
 
     title = f"Judging prediction #{prediction_id} with {judge.engine.name}"
-    return services.jobs.submit("judge", owner, title, grade, total=judge.params.max_new_tokens)
+    return services.jobs.submit(kind, owner, title, grade, total=judge.params.max_new_tokens)
 
 
 def verdict_html(result: JudgeResult) -> str:

@@ -196,8 +196,8 @@ class Services:
         simulate_concurrency: how many engine calls the queue runs at once.
         hf_login: show "Sign in with Hugging Face" (on a Space).
         live: the live environments lent to browser sessions (None when switched off).
-        start_training: starts a training run in the background (config, owner); None: no
-            training here.
+        train: trains to the end in the calling thread, a job's worker (config, owner); None:
+            no training here.
         tuned_model: the model folder the Playground's transformers engine uses by default.
         prompts: the system prompt library, which fills a pinned world's prompt.
     """
@@ -228,7 +228,7 @@ class Services:
     simulate_concurrency: int = 1
     hf_login: bool = False
     live: LivePool | None = None
-    start_training: Callable[[TrainConfig, str | None], None] | None = None
+    train: Callable[[TrainConfig, str | None], None] | None = None
     tuned_model: ModelSlot = field(default_factory=ModelSlot)
     prompts: PromptLibrary = field(default_factory=PromptLibrary)
 

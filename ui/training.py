@@ -1,9 +1,10 @@
-"""Training runs from the UI: start a run in the background, read its progress from SQL.
+"""Training runs from the UI: a run is a job (`backend.jobs`); its record is read from SQL.
 
-Runs go through `app.training.run_training` (handed in as `Services.start_training`), the same
-code as `awp train`, so every run is a training record of the run store and a folder under
-`<data dir>/train/`.
-Only admins train or change the Playground's model.
+Runs go through `app.training.run_training` (handed in as `Services.train`), the same code as
+`awp train`, so every run is a training record of the run store and a folder under
+`<data dir>/train/`. The job counts each stage (the held-out benchmarks' items, the training
+steps) and its Cancel stops the trainer after the current step, checkpointed, the run recorded
+`interrupted`. Only admins train or change the Playground's model.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from backend.errors import BadInputError
+from backend.jobs import Job
 from backend.training.config import TrainConfig
 from backend.training.evaluate import EvalTable, format_eval_table
 from storage.run_kinds import TrainRun
@@ -39,17 +42,16 @@ def _admin(user: User) -> None:
         raise AccessDeniedError("Only admins can train models or change the Playground's model.")
 
 
-def start(services: Services, user: User, request: TrainRequest) -> str:
-    """Start a run in the background and say where it writes.
+def start(services: Services, user: User, owner: str, request: TrainRequest) -> Job:
+    """Start a run as a job owned by `owner`; its result is the id of its stored run.
 
     Raises:
         AccessDeniedError: the user is not an admin.
         BadInputError: training is not available in this server.
     """
     _admin(user)
-    if services.start_training is None:
-        from backend.errors import BadInputError
-
+    train = services.train
+    if train is None:
         raise BadInputError("Training is not available in this server.")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
     out = services.data_dir / "train" / f"{stamp}-{request.method}"
@@ -65,8 +67,15 @@ def start(services: Services, user: User, request: TrainRequest) -> str:
         eval_max_new_tokens=request.eval_max_new_tokens,
         grad_accum=1,
     )
-    services.start_training(config, user.name)
-    return f"Started {request.method} on {request.data}; it writes to `{out}`."
+
+    def work(job: Job) -> int | None:
+        # Reading the data and preparing the base model (a first download) take a while.
+        job.begin_stage("reading the data", None, "items")
+        train(config, owner)
+        return job.view().run_id
+
+    title = f"Training {request.method} on {request.data}"
+    return services.jobs.submit("train", owner, title, work, unit="items")
 
 
 def run_rows(runs: list[TrainRun]) -> list[list[str]]:
@@ -104,8 +113,6 @@ def use_model(services: Services, user: User, run: TrainRun) -> str:
         AccessDeniedError: the user is not an admin.
         BadInputError: the run has no model (not finished).
     """
-    from backend.errors import BadInputError
-
     _admin(user)
     if run.model_dir is None:
         raise BadInputError(f"Run #{run.id} has no model yet ({run.status}).")

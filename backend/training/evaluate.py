@@ -59,11 +59,12 @@ def run_eval(
     simulator_for: SimulatorFor,
     params: SamplingParams,
     baselines: bool,
+    progress: Callable[[int, int], None] = lambda done, total: None,
 ) -> BenchResults:
     """Benchmark `model` (and the baselines when asked) on the held-out items.
 
     The results land in `<out>/eval/<label>/`, as any benchmark run's do; a resumed call skips
-    the items already done there.
+    the items already done there. `progress` hears (items done, items to do) as chunks finish.
     """
     engines = [MODEL_ENGINE, *(baseline_names() if baselines else ())]
     config = RunConfig(engines=engines, concurrency=4, params=params, progress=True)
@@ -73,6 +74,7 @@ def run_eval(
         out / EVAL_DIR / label,
         config,
         lambda engine: simulator_for(engine, model if engine == MODEL_ENGINE else None),
+        progress=progress,
     )
 
 

@@ -4,6 +4,11 @@ The steps: fit the examples into the token budget, split them by trajectory (sto
 held-out benchmark on the base model, train with the method's TRL trainer (checkpoints, a time
 limit, resume), save the model (LoRA merged, the adapter beside it), run the benchmark again,
 and write `train_results.json` and `README.md` (the model card).
+
+Run as a page's job (`backend.jobs`), each stage is counted in its own unit (held-out items,
+training steps) with its own ETA, and Cancel stops the run at the next chance: within a token
+of a benchmark's generation, or after the current training step, with a checkpoint saved for
+`--resume`. A cancelled run saves no model and raises `JobCancelledError`.
 """
 
 from __future__ import annotations
@@ -11,9 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import resource
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from backend import jobs
 from backend.errors import BadInputError
 from backend.training.card import model_card
 from backend.training.config import TrainConfig
@@ -102,6 +109,28 @@ def _save(trainer: Any, tokenizer: Any, config: TrainConfig) -> tuple[Path, Path
     return folder, adapter
 
 
+@dataclass(frozen=True)
+class Stages:
+    """What a job's line calls each stage of a run (numbered when the benchmarks run too)."""
+
+    base: str
+    training: str
+    saving: str
+    tuned: str
+
+
+def stages(evaluate: bool) -> Stages:
+    """The stage names of a run that benchmarks its held-out split (`evaluate`) or not."""
+    if not evaluate:
+        return Stages("", "training", "saving the model", "")
+    return Stages(
+        "stage 1 of 3, benchmarking the base model",
+        "stage 2 of 3, training",
+        "stage 2 of 3, saving the model",
+        "stage 3 of 3, benchmarking the tuned model",
+    )
+
+
 def train(
     config: TrainConfig,
     data: TrainData,
@@ -125,6 +154,7 @@ def train(
 
     Raises:
         BadInputError: the output folder holds a finished run, or nothing is left to train on.
+        JobCancelledError: the job it runs for was cancelled (a checkpoint is kept).
     """
     import datasets
     import torch
@@ -140,6 +170,7 @@ def train(
         )
     if config.out.exists() and any(config.out.iterdir()) and not config.resume:
         raise BadInputError(f"{config.out} is not empty; pass --resume to continue a run there.")
+    jobs.begin_stage("loading the base model", None, "items")
     model, tokenizer = _load(base)
     fitted, report = fit_examples(
         tokenizer, data.examples, config.max_length, method.reserve(config)
@@ -156,20 +187,28 @@ def train(
     items, item_report = fit_items(tokenizer, items, config.max_length)
     items = items[: config.eval_limit] if config.eval_limit else items
     evaluate = simulator_for is not None and bool(items)
+    named = stages(evaluate)
     before = None
     if evaluate and simulator_for is not None:
-        before = run_eval(items, config.out, "before", str(base), simulator_for, params, True)
+        jobs.begin_stage(named.base, None, "items")
+        before = run_eval(
+            items, config.out, "before", str(base), simulator_for, params, True, jobs.advance
+        )
     dataset = datasets.Dataset.from_list([e.columns for e in train_rows])
     args = common_args(config, str(config.out / CHECKPOINT_DIR), not torch.cuda.is_available())
     trainer = method.trainer(config, args, dataset, model, tokenizer, _peft_config(config))
-    progress = Progress(config.max_minutes, listener, show_progress)
+    progress = Progress(config.max_minutes, listener, show_progress, named.training)
     trainer.add_callback(progress)
     checkpoint = get_last_checkpoint(str(config.out / CHECKPOINT_DIR)) if config.resume else None
     outcome = trainer.train(resume_from_checkpoint=checkpoint)
+    jobs.begin_stage(named.saving, None, "items")  # a cancelled run stops here
     folder, adapter = _save(trainer, tokenizer, config)
     table: EvalTable | None = None
     if before is not None and simulator_for is not None:
-        after = run_eval(items, config.out, "after", str(folder), simulator_for, params, False)
+        jobs.begin_stage(named.tuned, None, "items")
+        after = run_eval(
+            items, config.out, "after", str(folder), simulator_for, params, False, jobs.advance
+        )
         table = before_after(before, after)
     results = TrainResults(
         config=config,

@@ -15,12 +15,14 @@ import pytest
 import sqlalchemy as sa
 
 from backend.errors import BadInputError, JobCancelledError, NotFoundError
+from backend.jobs import Job, JobRegistry
 from storage.db import Database, create_db_engine
 from storage.migrate import downgrade, upgrade
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun, RolloutRun, TrainRun
 from storage.run_lifecycle import CANCELLED, UNEXPECTED, recorded
 from storage.runs import RunRecord, RunStore
+from ui.pages.job_panel import line_html
 from ui.rollouts import past_row
 from ui.training import run_report
 
@@ -163,6 +165,26 @@ def test_a_database_that_fails_at_the_end_does_not_hide_why_the_run_ended(
 
 def test_bench_interrupted_message_says_how_to_resume() -> None:
     assert "awp bench --resume --out /tmp/o" in BenchRun.interrupted_message("/tmp/o")
+
+
+def test_train_interrupted_message_says_how_to_resume() -> None:
+    message = TrainRun.interrupted_message("/tmp/o", CANCELLED)
+    assert message.startswith("Cancelled; `awp train --resume --out /tmp/o`")
+
+
+def test_a_run_recorded_inside_a_job_names_its_run_in_the_job(store: RunStore) -> None:
+    registry = JobRegistry(workers=1)
+
+    def work(job: Job) -> int:
+        with recorded(store, TrainRun, SPECS[TrainRun], out_dir="/tmp/o") as run:
+            run.conclude({})
+        return run.id
+
+    job = registry.submit("train", "ann", "Training", work)
+    assert job.wait(30)
+    assert job.view().run_id == job.result  # the line links to it: `?run=<id>`
+    assert f'href="?run={job.result}"' in line_html(job.view())
+    registry.close()
 
 
 def _stamp() -> datetime:

@@ -9,8 +9,12 @@ import pytest
 from transformers import AutoTokenizer
 
 from app.context import build_context
+from app.training import run_training
 from backend.engines.base import EngineConfig, build_engine
 from backend.errors import ExportError
+from backend.jobs import JobRegistry, JobStatus, JobView, current_job
+from backend.training.config import TrainConfig
+from backend.training.events import ProgressEvent
 from backend.training.examples import Example
 from backend.training.results import TrainResults
 from backend.training.service import push_model
@@ -210,3 +214,58 @@ def test_preferences_need_corrections_not_recordings(
         str(tmp_path / "x"),
     )
     assert code == 2 and "--data corrections" in output
+
+
+def test_a_cancelled_training_job_stops_after_a_step_checkpointed_and_resumes(
+    tiny_model_dir: Path, awp_data: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    config = TrainConfig(
+        method="sft",
+        data="recorded",
+        base=str(tiny_model_dir),
+        out=out,
+        max_steps=4,
+        eval_split=0,
+        grad_accum=1,
+        max_length=1024,
+    )
+    registry = JobRegistry(workers=1)
+    logged: list[tuple[int, JobView]] = []
+
+    def cancel_at_the_first_step(event: ProgressEvent) -> None:
+        job = current_job()
+        if job is not None:  # an assertion here would only stop the training, unseen
+            logged.append((event.step, job.view()))
+            registry.cancel(job.id)
+
+    with build_context() as context:
+        job = registry.submit(
+            "train",
+            "admin",
+            "Training",
+            lambda job: run_training(context, config, cancel_at_the_first_step, False, "admin"),
+        )
+        assert job.wait(600)
+        [stored] = context.runs.list_runs(TrainRun)
+    registry.close()
+    view = job.view()
+    assert view.status is JobStatus.CANCELLED and view.run_id == stored.id
+    # The step under way when Cancel came was finished and checkpointed; no model was saved.
+    first = logged[0][1]
+    assert (first.stage, first.done, first.total) == ("training", 1, 4)
+    assert first.unit == "training steps"
+    assert [step for step, _ in logged] == [1, 2]
+    assert (out / "checkpoints" / "checkpoint-2").is_dir()
+    assert not (out / "model").exists()
+    assert stored.status == "interrupted" and stored.done == 2
+    assert stored.message is not None
+    assert stored.message.startswith(f"Cancelled; `awp train --resume --out {out}`")
+    code, output = run(
+        "train", "sft", "--data", "recorded", "--base", str(tiny_model_dir), "--out", str(out),
+        "--eval-split", "0", "--max-steps", "4", "--grad-accum", "1", "--max-length", "1024",
+        "--resume",
+    )  # fmt: skip
+    assert code == 0, output
+    resumed = json.loads((out / "train_results.json").read_text())
+    assert resumed["steps"] == 4 and all(step > 2 for step, _ in resumed["losses"])

@@ -132,6 +132,23 @@ def test_an_embedded_judge_is_refused_up_front_with_the_setting_to_change(tmp_pa
         running.close()
 
 
+def test_a_judge_job_is_of_its_page_s_kind_so_a_job_link_reopens_it_there(tmp_path):
+    # The persistence baseline as judge: no verdict, but a real job, quickly ended.
+    running = start_app(tmp_path, settings={"judge_engine": "persistence"})
+    try:
+        person = Client(running.url, verbose=False)
+        out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
+        person.predict(out["action"], engine="persistence", api_name="/step")
+        line, out = follow_job(person, "judge_step")
+        assert "Judging prediction" in line and "done in" in line
+        # Shown even when the job ended before its start answered (the poll shows it).
+        assert "no usable verdict" in out[-1]
+        [job] = running.context.jobs.listed()
+        assert job.kind == "judge-playground"  # the Playground's panel: `?job=` opens it there
+    finally:
+        running.close()
+
+
 def test_the_benchmark_default_selection_is_the_baselines(app):
     config = app.blocks.config
     engines = next(

@@ -116,6 +116,26 @@ def test_eta_is_the_rate_so_far_over_what_is_left() -> None:
     assert "at most 30 s left" in progress_text(tokens.view())
 
 
+def test_a_stage_counts_in_its_own_unit_and_its_eta_is_its_own() -> None:
+    clock = Clock()
+    job = Job("train", "Training sft", "ann", None, "items", clock)
+    assert job._begin()
+    job.begin_stage("loading the base model", None, "items")
+    clock.now += 30
+    assert progress_text(job.view()) == "Training sft · loading the base model: 30 s"
+    job.begin_stage("stage 2 of 3, training", 5, "training steps")
+    clock.now += 10
+    job.advance(2)
+    view = job.view()
+    assert (view.elapsed_s, view.eta_s) == (40, pytest.approx(15))  # 3 left at 5 s each
+    line = progress_text(view)
+    assert line.startswith("Training sft · stage 2 of 3, training: 2 of 5 training steps · 40 s")
+    assert line.endswith("about 15 s left in this stage")
+    job._cancel.set()
+    with pytest.raises(JobCancelledError):  # a stage's start is where a cancelled job stops
+        job.begin_stage("stage 3 of 3, benchmarking the tuned model", None, "items")
+
+
 def test_threads_a_job_starts_see_its_cancel_and_count_its_tokens() -> None:
     registry = JobRegistry(workers=1)
     seen: list[str] = []

@@ -4,7 +4,8 @@ The button submits a job (`backend.jobs`) and returns at once; a timer then poll
 second, showing what it has done, for how long and how much is left, until it ends, when the
 page's own `show` puts the result in place. Cancel reaches the engine (see `backend.jobs`), so
 the line says the engine is free only once the work has actually let go of it. The line carries
-a `?job=` link: the job lives in the server, so a reloaded page reopens it (`reopen`).
+a `?job=` link: the job lives in the server, so a reloaded page reopens it (`reopen`); a job
+whose work is a stored run links to it on the Runs page too (`?run=`).
 """
 
 from __future__ import annotations
@@ -69,7 +70,11 @@ def _seconds(value: float) -> str:
 
 
 def progress_text(view: JobView) -> str:
-    """The job in one line of plain words: what it did, for how long, what is left."""
+    """The job in one line of plain words: what it did, for how long, what is left.
+
+    Work of several stages (a training run) names the stage it is in; its count and ETA are the
+    stage's own, so the estimate says it covers this stage only.
+    """
     if view.status is JobStatus.QUEUED:
         return f"{view.title}: waiting for a free worker."
     if view.status is JobStatus.CANCELLED:
@@ -83,10 +88,14 @@ def progress_text(view: JobView) -> str:
     else:
         counted = f"{view.done:,} {view.unit}"
     if view.status is JobStatus.FINISHED:
-        made = f" ({view.done:,} {view.unit})" if view.done else ""
+        # A staged job's count is its last stage's alone, not what the whole job made.
+        made = f" ({view.done:,} {view.unit})" if view.done and not view.stage else ""
         return f"{view.title}: done in {_seconds(view.elapsed_s)}{made}."
     if view.cancelling:
         return f"{view.title}: cancelling (the engine stops at its next token or request)…"
+    title = f"{view.title} · {view.stage}" if view.stage else view.title
+    if view.stage and view.total is None:  # a stage nothing counts (loading, saving)
+        return f"{title}: {_seconds(view.elapsed_s)}"
     if not view.done and view.unit == "tokens":
         # Nothing decoded yet: the model is loading, or another call holds the engine.
         left = "waiting for the engine (loading, or busy with another call)"
@@ -98,17 +107,20 @@ def progress_text(view: JobView) -> str:
         # A budget is an upper bound (generation or an episode may stop sooner); items are
         # counted.
         left = f"{'at most' if budget else 'about'} {_seconds(view.eta_s)} left"
-    return f"{view.title}: {counted} · {_seconds(view.elapsed_s)} · {left}"
+        left += " in this stage" if view.stage else ""
+    return f"{title}: {counted} · {_seconds(view.elapsed_s)} · {left}"
 
 
 def line_html(view: JobView) -> str:
-    """The progress line, with the link that reopens the job after a reload."""
+    """The progress line, with the links that reopen the job after a reload and open its run."""
     state = {
         JobStatus.FINISHED: "done",
         JobStatus.FAILED: "failed",
         JobStatus.CANCELLED: "cancelled",
     }.get(view.status, "running")
     link = "" if view.ended else f' · <a href="?job={view.id}">reopen</a>'
+    if view.run_id is not None:
+        link += f' · <a href="?run={view.run_id}">run #{view.run_id}</a>'
     return (
         f'<div class="awp-status awp-job-{state}" data-job="{view.id}" data-status="'
         f'{view.status.value}">{html.escape(progress_text(view))}{link}</div>'
@@ -163,7 +175,9 @@ def wire(
             job = start(*args, **kwargs)
         except Exception as exc:
             return {panel.line: inline_error(exc)}
-        return attached(panel, job.view())
+        # Polled at least once, even when it ended before this answer (a judge that gives up
+        # at once): the poll is what shows its result.
+        return attached(panel, job.view()) | {panel.job: job.id, panel.timer: gr.Timer(active=True)}
 
     def poll(job_id: str | None, request: gr.Request) -> dict[Any, Any]:
         if job_id is None:

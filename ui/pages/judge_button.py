@@ -48,7 +48,7 @@ def wire(
 
     def start(value: Any, request: gr.Request) -> Job:
         owner = services.identify(request, individual=True).name
-        return judge_job(services, prediction_of(value), owner)
+        return judge_job(services, prediction_of(value), owner, judge.job.kind)
 
     def show(result: JudgeResult) -> dict[Any, str]:
         return {judge.verdict: verdict_html(result)}

@@ -1,4 +1,10 @@
-"""Train page (admins): start a run, watch it, compare before/after, serve the result."""
+"""Train page (admins): start a run, watch it, compare before/after, serve the result.
+
+A run is a job (`ui.pages.job_panel`): the line names the stage (the base model's held-out
+benchmark, training, the tuned model's), counts its items or training steps with the time so
+far and what is left of it, a reload reopens it, and Cancel stops the trainer after the current
+step (a checkpoint saved) and records the run as interrupted.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,11 @@ from dataclasses import dataclass
 import gradio as gr
 import pandas as pd
 
+from backend.jobs import Job
 from backend.training.methods import METHODS
 from storage.run_kinds import TrainRun
 from ui.errors import guarded
+from ui.pages import job_panel
 from ui.services import Services
 from ui.training import RUN_HEADERS, TrainRequest, run_report, run_rows, start, use_model
 
@@ -32,6 +40,7 @@ class TrainPage:
     eval_tokens: gr.Number
     lora: gr.Checkbox
     start: gr.Button
+    job: job_panel.JobPanel
     note: gr.Markdown
     runs: gr.Dataframe
     run_id: gr.Number
@@ -72,6 +81,7 @@ def render(services: Services) -> TrainPage:
             )
             lora = gr.Checkbox(True, label="LoRA (off: full fine-tuning)")
             start_button = gr.Button("Start training", variant="primary", elem_id="tr-start")
+            job = job_panel.render("tr", "train", "train")
             note = gr.Markdown(elem_id="tr-note")
         with gr.Column(scale=2):
             runs = gr.Dataframe(
@@ -94,6 +104,7 @@ def render(services: Services) -> TrainPage:
         eval_tokens,
         lora,
         start_button,
+        job,
         note,
         runs,
         run_id,
@@ -105,7 +116,7 @@ def render(services: Services) -> TrainPage:
 
 
 def wire(page: TrainPage, services: Services) -> None:
-    """Bind the page's events: start, refresh from SQL every few seconds, use a model."""
+    """Bind the page's events: start a job, refresh from SQL every few seconds, use a model."""
 
     def launch(
         method: str,
@@ -117,7 +128,7 @@ def wire(page: TrainPage, services: Services) -> None:
         tokens: float,
         lora: bool,
         request: gr.Request,
-    ) -> str:
+    ) -> Job:
         ask = TrainRequest(
             method=method,
             data=data,
@@ -128,18 +139,28 @@ def wire(page: TrainPage, services: Services) -> None:
             eval_max_new_tokens=max(1, int(tokens or 1)),
             lora=lora,
         )
-        return start(services, services.identify(request), ask)
+        owner = services.identify(request, individual=True).name
+        return start(services, services.identify(request), owner, ask)
+
+    def shown(chosen: int) -> tuple:
+        listed = services.runs.list_runs(TrainRun)
+        picked = [r for r in listed if r.id == chosen] or listed[:1]
+        if not picked:
+            return [], "No training runs yet.", pd.DataFrame({"step": [], "loss": []})
+        run = picked[0]
+        curve = pd.DataFrame(run.losses, columns=["step", "loss"])
+        return run_rows(listed), run_report(run), curve
 
     def refresh(chosen: float | None, request: gr.Request) -> tuple:
         if not services.identify(request).is_admin:
             return [], "", pd.DataFrame({"step": [], "loss": []})
-        listed = services.runs.list_runs(TrainRun)
-        shown = [r for r in listed if r.id == int(chosen or 0)] or listed[:1]
-        if not shown:
-            return [], "No training runs yet.", pd.DataFrame({"step": [], "loss": []})
-        run = shown[0]
-        curve = pd.DataFrame(run.losses, columns=["step", "loss"])
-        return run_rows(listed), run_report(run), curve
+        return shown(int(chosen or 0))
+
+    def ended(run_id: int | None = None) -> dict:
+        # Only a job's owner (an admin: the page is theirs) polls it, so this shows no one else.
+        rows, report, curve = shown(run_id or 0)
+        updates = {page.runs: rows, page.report: report, page.loss: curve}
+        return updates if run_id is None else {**updates, page.run_id: run_id}
 
     def use(chosen: float | None, request: gr.Request) -> str:
         listed = services.runs.list_runs(TrainRun)
@@ -158,10 +179,18 @@ def wire(page: TrainPage, services: Services) -> None:
         page.eval_tokens,
         page.lora,
     ]
-    page.start.click(
-        guarded(launch), inputs, page.note, api_name="train_start", concurrency_limit=1
-    )
     outputs = [page.runs, page.report, page.loss]
+    job_panel.wire(
+        page.job,
+        services,
+        page.start,
+        launch,
+        inputs,
+        ended,  # the finished run, chosen in "Run shown"
+        [*outputs, page.run_id],
+        api_name="train_start",
+        stopped=ended,  # a cancelled or failed run is listed as it ended
+    )
     page.timer.tick(
         guarded(refresh), page.run_id, outputs, api_name="train_refresh", show_progress="hidden"
     )
