@@ -148,14 +148,15 @@ def task_problems(entry: str, tasks: Sequence[LiveTask]) -> list[str]:
 
 
 def solution_problems(entry: str, domain: Domain, tasks: Sequence[LiveTask]) -> list[str]:
-    """The tasks of `entry` whose scripted solution has an action the domain refuses."""
+    """The tasks of `entry` whose scripted solution or no-op has an action the domain refuses."""
     problems = []
     for task in tasks:
-        for action in task.solution:
+        steps = [("solution step", action) for action in task.solution]
+        for what, action in [*steps, *([("no-op", task.no_op)] if task.no_op else [])]:
             try:
                 domain.validate(action, PromptContext())
             except AWPError as exc:
-                problems.append(f"{entry}: task {task.name!r} has an invalid solution step: {exc}")
+                problems.append(f"{entry}: task {task.name!r} has an invalid {what}: {exc}")
     return problems
 
 

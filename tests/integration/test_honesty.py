@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from app.context import AppContext
+from backend.domains.base import get_domain
 from backend.engines.base import Engine, EngineConfig, build_engine
+from backend.envs.live.mcp_servers import SERVER_SETS
 from backend.envs.sim.agents import EngineAgent
 from backend.envs.sim.check_action import CHECK_FAIL, CHECK_PASS, read_check
 from backend.envs.sim.honesty import SIM_PASS_REAL_FAIL, honesty_meter
@@ -173,6 +175,47 @@ def test_a_leaderboard_of_agents_on_the_checked_terminal_tasks(
     assert all(s["sim_success"] == 0.0 for s in scores.values())  # persistence never passes
     assert summary["leaderboard"]["agreement"][-1]["spearman"] is None
     assert (tmp_path / "board" / "leaderboard.png").stat().st_size > 10_000
+
+
+@skip_unless_live("mcp")
+@pytest.mark.skipif(
+    bool(SERVER_SETS["memory-forget"].servers[0].needs()), reason="no npm memory server"
+)
+def test_an_mcp_episode_without_a_valid_call_has_a_live_outcome_and_counts(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    """mcp has no finish action: the task's no-op runs the live check of any episode.
+
+    The replayed recording calls the domain's example tool, which the memory server lacks: the
+    simulation refuses it, so the live replay has no call to send but the task's no-op. The
+    no-op policy `scripted:0` plays that no-op itself. Both fail the check, live and simulated.
+    """
+    refused = get_domain("mcp").example_action
+    turns = [{"action": refused, "observation": ""}]
+    recording = {
+        **SHELL_RECORDING,
+        "id": "test/refused",
+        "domain": "mcp",
+        "task": "Forget Carol.",
+        "live_task": "memory-forget",
+        "turns": turns,
+    }
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(recording) + "\n")
+    base = ["--engine", "persistence", "--domain", "mcp", "--tasks", str(tasks)]
+    run = ["--agent", "replay,scripted:0", "--episodes", "1", "--max-steps", "1", "--sim-to-real"]
+    rows, summary = rollout(tmp_path / "out", *base, *run)
+    by_agent = {row["agent"]: row for row in rows}
+    assert [step["invalid"] for step in by_agent["replay"]["steps"]] == [True]
+    assert [step["invalid"] for step in by_agent["scripted:0"]["steps"]] == [False]
+    for row in rows:
+        assert (row["sim_check"], row["real_success"], row["real_reward"]) == (False, False, 0.0)
+    scores = [s for s in summary["leaderboard"]["scores"] if s["domain"] == "mcp"]
+    assert {(s["agent"], s["episodes"], s["live_success"]) for s in scores} == {
+        ("replay", 1, 0.0),
+        ("scripted:0", 1, 0.0),
+    }
+    assert summary["honesty"]["overall"]["outcomes"]["unknown"] == 0
 
 
 def test_agent_names_pick_each_reference_agent(tmp_path: Path) -> None:

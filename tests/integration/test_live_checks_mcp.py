@@ -13,21 +13,12 @@ from tests.support.live import call, live_config, skip_unless_live
 
 pytestmark = skip_unless_live("mcp")
 
-REPO = "/home/user/repo"
 NOTES = "/home/user/files/notes"
-SOLUTIONS = {task.name: task.solution for task in live_kind("mcp").tasks() if task.solution}
+TASKS = [task for task in live_kind("mcp").tasks() if task.check is not None]
+SOLUTIONS = {task.name: task.solution for task in TASKS if task.solution}
 """The scripted solution of every checked task (the `scripted` agent's): its tool calls."""
-
-NO_OPS = {
-    "git": call("git_status", repo_path=REPO),
-    "filesystem": call("list_allowed_directories"),
-    "filesystem-write": call("read_text_file", path=f"{NOTES}/todo.txt"),
-    "filesystem-move": call("list_directory", path=NOTES),
-    "memory": call("read_graph"),
-    "memory-forget": call("search_nodes", query="Carol"),
-    "memory-observe": call("open_nodes", names=["Bob"]),
-}
-"""A call per task that reads and changes nothing."""
+NO_OPS = {task.name: task.no_op for task in TASKS if task.no_op}
+"""Each task's no-op (`LiveTask.no_op`): a call that reads and changes nothing."""
 
 
 def _runnable(task: str) -> object:
@@ -43,7 +34,7 @@ def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpEnvironment]:
     env.close()
 
 
-def test_every_task_with_a_goal_is_checked_and_has_a_scripted_solution() -> None:
+def test_every_task_with_a_goal_is_checked_and_has_a_scripted_solution_and_a_no_op() -> None:
     tasks = {task.name: task for task in live_kind("mcp").tasks()}
     checked = {name for name, task in tasks.items() if task.check is not None}
     assert checked == set(SOLUTIONS) == set(NO_OPS) and len(checked) >= 6

@@ -179,7 +179,8 @@ def test_a_perturbation_without_an_instruction_or_with_an_unknown_domain_is_list
     ]
 
 
-def test_a_scripted_solution_the_domain_refuses_is_listed() -> None:
-    task = LiveTask("t", "d", "goal", solution=("ls",))
-    (problem,) = solution_problems("live 'terminal'", get_domain("terminal"), [task])
-    assert problem.startswith("live 'terminal': task 't' has an invalid solution step")
+def test_a_scripted_solution_or_no_op_the_domain_refuses_is_listed() -> None:
+    task = LiveTask("t", "d", "goal", solution=("ls",), no_op="pwd")
+    solution, no_op = solution_problems("live 'terminal'", get_domain("terminal"), [task])
+    assert solution.startswith("live 'terminal': task 't' has an invalid solution step")
+    assert no_op.startswith("live 'terminal': task 't' has an invalid no-op")

@@ -46,6 +46,11 @@ class LiveTask:
             (a start state without a goal, a plain shell, needs none).
         solution: actions that solve the task, in the domain's action format: what the
             `scripted` agent plays (empty: no scripted solution).
+        no_op: an action valid on this task that changes nothing its check looks at (a read):
+            what `scripted` plays on a task it does not solve, and what the sim-to-real replay
+            sends to run the live check of an episode that has no finish action to send (mcp
+            checks after each call, and a call the simulation refused is never replayed);
+            "": the domain's example action serves.
     """
 
     name: str
@@ -53,6 +58,7 @@ class LiveTask:
     goal: str = ""
     check: Check | None = None
     solution: tuple[str, ...] = ()
+    no_op: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,6 +197,10 @@ class LiveKind:
     build: LiveFactory
     tasks: Callable[[], list[LiveTask]]
     missing: Callable[[], str]
+
+    def task_named(self, name: str | None) -> LiveTask | None:
+        """The task called `name`; None where there is none (or no name)."""
+        return next((task for task in self.tasks() if name and task.name == name), None)
 
 
 LIVE: Registry[LiveKind] = Registry("live environment")

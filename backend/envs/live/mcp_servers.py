@@ -5,8 +5,8 @@ files they work on, made in the sandbox's home before they start: `time` (mcp-se
 start state without a goal), `git` (mcp-server-git on a small repository with history and an
 uncommitted change), `filesystem*` (the npm filesystem server, allowed only `~/files`) and
 `memory*` (the npm knowledge graph server, its file in the home, empty or seeded). Every task
-with a goal carries a check of the server's state (`mcp_checks`) and a scripted solution (what
-the `scripted` agent plays).
+with a goal carries a check of the server's state (`mcp_checks`), a scripted solution (what
+the `scripted` agent plays) and a no-op call (a read the check ignores).
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ MEMORY = Server(
 
 
 def _call(name: str, **arguments: object) -> str:
-    """A tool call in the mcp action format: a step of a task's scripted solution."""
+    """A tool call in the mcp action format: a step of a task's scripted solution, or its no-op."""
     return json.dumps({"name": name, "arguments": arguments})
 
 
@@ -219,6 +219,7 @@ SERVER_SETS = {
                         "git_commit", repo_path=f"{HOME}/repo", message="Merge touching intervals"
                     ),
                 ),
+                no_op=_call("git_status", repo_path=f"{HOME}/repo"),
             ),
             (GIT,),
             _git_repo,
@@ -237,6 +238,7 @@ SERVER_SETS = {
                         content=FILES["notes/todo.txt"] + "- buy the blender\n",
                     ),
                 ),
+                no_op=_call("list_allowed_directories"),
             ),
             (FILESYSTEM,),
             _files,
@@ -249,6 +251,7 @@ SERVER_SETS = {
                 "items of data/prices.csv, one item name a line.",
                 lines_are("notes/shopping.txt", {"mug", "kettle"}),
                 (_call("write_file", path=f"{_NOTES}/shopping.txt", content="mug\nkettle\n"),),
+                no_op=_call("read_text_file", path=f"{_NOTES}/todo.txt"),
             ),
             (FILESYSTEM,),
             _files,
@@ -267,6 +270,7 @@ SERVER_SETS = {
                         destination=f"{HOME}/files/archive/ideas.md",
                     ),
                 ),
+                no_op=_call("list_directory", path=_NOTES),
             ),
             (FILESYSTEM,),
             _files,
@@ -294,6 +298,7 @@ SERVER_SETS = {
                         relations=[{"from": "Alice", "to": "Bob", "relationType": "knows"}],
                     ),
                 ),
+                no_op=_call("read_graph"),
             ),
             (MEMORY,),
         ),
@@ -305,6 +310,7 @@ SERVER_SETS = {
                 "Keep the others.",
                 forgotten("Carol", ("Alice", "Bob")),
                 (_call("delete_entities", entityNames=["Carol"]),),
+                no_op=_call("search_nodes", query="Carol"),
             ),
             (MEMORY,),
             _graph,
@@ -321,6 +327,7 @@ SERVER_SETS = {
                         observations=[{"entityName": "Bob", "contents": ["speaks French"]}],
                     ),
                 ),
+                no_op=_call("open_nodes", names=["Bob"]),
             ),
             (MEMORY,),
             _graph,

@@ -16,7 +16,7 @@ from functools import cache
 
 from backend.data.bundled import load_bundled
 from backend.domains.base import get_domain
-from backend.envs.live.base import LIVE
+from backend.envs.live.base import LIVE, LiveTask
 from backend.envs.sim.agents import AgentAction, AgentView
 from backend.errors import BadInputError
 
@@ -53,10 +53,10 @@ class ScriptedAgent:
 
     `scripted` solves every task. `scripted:S` (0 <= S <= 1) solves the first round(S * n) of
     the domain's n tasks with a solution, in a fixed order (by a hash of the name, so the
-    share is not the alphabet's start), and plays the domain's example action (a read, a
-    listing: valid, changing nothing the checks look at) on the others; `scripted:0` is a
-    no-op policy. Reference policies of known live success, so that a leaderboard's live
-    ranks are defined.
+    share is not the alphabet's start), and plays the task's no-op (`LiveTask.no_op`, else
+    the domain's example action: a read, a listing, valid and changing nothing the checks
+    look at) on the others; `scripted:0` is a no-op policy. Reference policies of known live
+    success, so that a leaderboard's live ranks are defined.
 
     Args:
         share: the share of tasks solved.
@@ -74,12 +74,13 @@ class ScriptedAgent:
         """
         actions = []
         for view in views:
-            domain, task = view.spec.domain, view.spec.live_task
-            solution = _solution(domain, task)
-            if task in solved_tasks(domain, self.share):
-                actions.append(AgentAction(solution[min(len(view.turns), len(solution) - 1)]))
+            domain, name = view.spec.domain, view.spec.live_task
+            task = _solved(domain, name)
+            if name in solved_tasks(domain, self.share):
+                step = min(len(view.turns), len(task.solution) - 1)
+                actions.append(AgentAction(task.solution[step]))
             else:
-                actions.append(AgentAction(get_domain(domain).example_action))
+                actions.append(AgentAction(no_op(domain, task)))
         return actions
 
 
@@ -107,12 +108,16 @@ def scripted_share(text: str) -> float:
     return share
 
 
-def _solution(domain: str, task: str | None) -> tuple[str, ...]:
-    if task and domain in LIVE:
-        for known in LIVE.get(domain).tasks():
-            if known.name == task and known.solution:
-                return known.solution
+def no_op(domain: str, task: LiveTask | None) -> str:
+    """The task's no-op action (`LiveTask.no_op`), else the domain's example action."""
+    return (task.no_op if task is not None else "") or get_domain(domain).example_action
+
+
+def _solved(domain: str, name: str | None) -> LiveTask:
+    task = LIVE.get(domain).task_named(name) if domain in LIVE else None
+    if task is not None and task.solution:
+        return task
     raise BadInputError(
         f"The scripted agent needs a live task with a scripted solution; {domain} task "
-        f"{task or '(none)'} has none (see `awp live tasks`)."
+        f"{name or '(none)'} has none (see `awp live tasks`)."
     )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from backend.domains.base import get_domain
+from backend.envs.live.base import live_kind
 from backend.envs.sim.agents import Agent, AgentView
 from backend.envs.sim.check_action import CheckStep, predict_checks
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec, StepResult
@@ -56,6 +57,15 @@ def _start_name(spec: EpisodeSpec) -> str:
     if spec.trajectory is not None:
         return spec.trajectory.id
     return spec.live_task or "blank"
+
+
+def _end_action(spec: EpisodeSpec) -> str:
+    """What ends an episode so its live check runs: the finish action, else the task's no-op."""
+    finish = get_domain(spec.domain).finish
+    if finish is not None and finish.action:
+        return finish.action
+    task = live_kind(spec.domain).task_named(spec.live_task)
+    return task.no_op if task is not None else ""
 
 
 @dataclass
@@ -236,17 +246,20 @@ class RolloutRunner:
         return replace(spec, initial_state=observation, context=live.context)
 
     @staticmethod
-    def _check_live(live: WorldEnv, domain: str, paid: list[float]) -> StepResult | None:
+    def _check_live(live: WorldEnv, start: EpisodeSpec, paid: list[float]) -> StepResult | None:
         """Run the live check of an episode that stopped short of its end action.
 
-        The simulated check judges the state the episode ends in, finished or not; so does the
-        real one: the episode gets its domain's finish action here (terminal `[]`, swe
-        `submit`), where the domain has one that takes no arguments (mcp checks every call).
+        The simulated check judges the state the episode ends in, finished or not, whatever
+        its actions (the check is predicted after every episode); so does the real one. The
+        episode gets its domain's finish action here (terminal `[]`, swe `submit`), where the
+        domain has one that takes no arguments; else its task's no-op (`LiveTask.no_op`): mcp
+        checks after every call, so a read runs the check of an episode whose every call the
+        simulation refused (none is replayed). None: neither exists.
         """
-        finish = get_domain(domain).finish
-        if finish is None or not finish.action:
+        action = _end_action(start)
+        if not action:
             return None
-        result = live.step(finish.action)
+        result = live.step(action)
         if result.info.get("live_reward") is not None:
             paid.append(result.info["live_reward"])
         return result
@@ -275,7 +288,7 @@ class RolloutRunner:
                 )
                 previous = real
             if not paid and not live.done:  # also when every action was invalid
-                result = self._check_live(live, row.domain, paid) or result
+                result = self._check_live(live, spec, paid) or result
         finally:
             live.close()
         real_success = result.info.get("success") if result is not None else None
