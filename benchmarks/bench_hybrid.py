@@ -38,8 +38,6 @@ from backend.data.bundled import load_bundled
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import EngineConfig, build_engine
 from backend.envs.live.base import LiveConfig
-from backend.envs.live.mcp_servers import FILES
-from backend.envs.live.sandbox import HOME
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.world import WorldEnv
@@ -145,7 +143,6 @@ def _enter_text(first: str, goal: str) -> list[str]:
 
 
 _SWE = "/testbed/romans/numerals.py"
-_NOTES = f"{HOME}/files/notes"
 SCRIPTS: dict[str, Script] = {
     "swe": Script(
         "romans",
@@ -173,17 +170,18 @@ SCRIPTS: dict[str, Script] = {
             keys("pwd\n"),
         ],
     ),
-    "mcp": Script(  # read-only: list_directory, read_text_file; write_file changes a file
-        "filesystem",
+    # memory-observe's 9 tools fit the embedded model's 8,192 tokens twice (the system prompt's
+    # tool list and the first observation); filesystem's 14 do not. read_graph and open_nodes
+    # are read-only (the executor answers them in hybrid), add_observations is not.
+    "mcp": Script(
+        "memory-observe",
         lambda first, goal: [
-            call("list_directory", path=_NOTES),
-            call("read_text_file", path=f"{HOME}/files/data/prices.csv"),
+            call("read_graph"),
             call(
-                "write_file",
-                path=f"{_NOTES}/todo.txt",
-                content=FILES["notes/todo.txt"] + "- buy the blender\n",
+                "add_observations",
+                observations=[{"entityName": "Bob", "contents": ["speaks French"]}],
             ),
-            call("read_text_file", path=f"{_NOTES}/todo.txt"),
+            call("open_nodes", names=["Bob"]),
         ],
     ),
     "web": Script("miniwob.enter-text@7", _enter_text),
