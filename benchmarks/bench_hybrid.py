@@ -2,28 +2,33 @@
 
 `grounding`: held-out real transitions of the bundled set (split by trajectory: each item is
 grounded only in the OTHER recordings, the leakage guard every request carries), predicted by
-the embedded model with k = 0, 4, 8 demonstrations; per domain the mean headline, the mean
+the embedded model (or `--model`, a transformers folder such as the one `awp model prepare
+--tuned` trains) with k = 0, 4, 8 demonstrations; per domain the mean headline, the mean
 prompt tokens each k costs, and the AUROC of the model's confidence (token probabilities)
 against headline >= 0.5. `--per-domain N` items per domain (the first N turns of each domain's
 recordings in item order).
 
-`backings`: a scripted agent's actions in the live swe and terminal environments, run three
-ways with the embedded world model: `live` (the truth), `sim`, `hybrid`. Per backing: the
-headline of what the agent saw against the live truth at each step (fidelity), and the wall
-clock per step with the environment's start included; T_live / T_sim is the crossover.
+`backings`: a scripted agent's actions in the live swe, terminal, mcp and web environments
+(`--domains` picks some), run three ways with the embedded world model: `live` (the truth),
+`sim`, `hybrid`. Per backing: the headline of what the agent saw against the live truth at each
+step (fidelity), who answered each step, and the wall clock per step with the environment's
+start included; T_live / T_sim is the crossover.
 
-Usage: python benchmarks/bench_hybrid.py grounding --per-domain 4
-       python benchmarks/bench_hybrid.py backings
+Usage: python benchmarks/bench_hybrid.py grounding --per-domain 4 [--model FOLDER]
+       python benchmarks/bench_hybrid.py backings [--domains mcp web]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.settings import Settings
@@ -46,19 +51,19 @@ PARAMS = SamplingParams(temperature=0.0, max_new_tokens=48)
 DOMAINS = ("terminal", "swe", "mcp", "web", "os", "android")
 
 
-def embedded(data_dir: Path):
-    """The embedded SmolLM2 engine, prepared in `data_dir`."""
-    return build_engine(EngineConfig(name="transformers", data_dir=data_dir))
+def embedded(data_dir: Path, model: str = ""):
+    """The transformers engine: the embedded SmolLM2 prepared in `data_dir`, or `model`."""
+    return build_engine(EngineConfig(name="transformers", model=model, data_dir=data_dir))
 
 
-def grounding(per_domain: int, data_dir: Path) -> None:
+def grounding(per_domain: int, data_dir: Path, model: str = "") -> None:
     """Fidelity, prompt tokens and confidence AUROC per domain at k = 0, 4, 8."""
     items = [i for i in load_items("bundled") if i.domain in DOMAINS]
     chosen = [
         item for domain in DOMAINS for item in [i for i in items if i.domain == domain][:per_domain]
     ]
     source = FixedTransitions([t for tr in load_bundled() for t in trajectory_transitions(tr)])
-    engine = embedded(data_dir)
+    engine = embedded(data_dir, model)
     rows: dict[tuple[str, int], list[tuple[float, int, float | None]]] = defaultdict(list)
     for k in (0, 4, 8):
         grounder = Grounder(source, k=k, max_tokens=4000) if k else None
@@ -89,8 +94,9 @@ def grounding(per_domain: int, data_dir: Path) -> None:
             f"| {domain} | {cells[0]:.3f} | {cells[1]:.3f} | {cells[2]:.3f} | "
             f"{' / '.join(map(str, tokens))} | {shown} |"
         )
-    pooled = [(c, h) for key, values in rows.items() if key[1] == 0 for h, _, c in values]
-    pooled = [(c, h) for c, h in pooled if c is not None]
+    pooled = [
+        (c, h) for key, values in rows.items() if key[1] == 0 for h, _, c in values if c is not None
+    ]
     found = auroc([c for c, _ in pooled], [h >= GOOD_HEADLINE for _, h in pooled])
     print(f"\npooled confidence AUROC (k=0, {len(pooled)} items): {found}")
 
@@ -105,32 +111,84 @@ def keys(text: str) -> str:
     return json.dumps([{"keystrokes": text, "duration": 0.3}])
 
 
-SCRIPTS: dict[str, tuple[str, list[str]]] = {
-    "swe": (
+@dataclass(frozen=True)
+class Script:
+    """A scripted agent for one live task.
+
+    Attributes:
+        task: the live task (a fixed instance where the task draws one, so every backing starts
+            on the same page).
+        actions: the actions, from the live start's first observation and goal (web needs the
+            page's element ids; the others ignore them).
+    """
+
+    task: str
+    actions: Callable[[str, str], list[str]]
+
+
+def _bid(observation: str, pattern: str) -> str:
+    found = re.search(r"\[(\w+)\] " + pattern, observation)
+    if found is None:
+        raise SystemExit(f"{pattern!r} is not on the page:\n{observation}")
+    return found.group(1)
+
+
+def _enter_text(first: str, goal: str) -> list[str]:
+    """MiniWoB enter-text: click the box, type the goal's word, submit."""
+    word = re.search(r'"([^"]+)"', goal)
+    if word is None:
+        raise SystemExit(f"No quoted word in the goal {goal!r}")
+    box, submit = _bid(first, "textbox"), _bid(first, "button 'Submit'")
+    return [f"click('{box}')", f"fill('{box}', {word.group(1)!r})", f"click('{submit}')"]
+
+
+_SWE = "/testbed/romans/numerals.py"
+SCRIPTS: dict[str, Script] = {
+    "swe": Script(
         "romans",
-        [
-            call("str_replace_editor", command="view", path="/testbed/romans/numerals.py"),
+        lambda first, goal: [
+            call("str_replace_editor", command="view", path=_SWE),
             call("bash", command="python -m pytest -q -p no:cacheprovider"),
             call(
                 "str_replace_editor",
                 command="str_replace",
-                path="/testbed/romans/numerals.py",
+                path=_SWE,
                 old_str="    return sum(VALUES[letter] for letter in numeral.upper())",
                 new_str="    values = [VALUES[c] for c in numeral.upper()]\n"
                 "    return sum(-v if v < n else v for v, n in zip(values, values[1:] + [0]))",
             ),
-            call("str_replace_editor", command="view", path="/testbed/romans/numerals.py"),
+            call("str_replace_editor", command="view", path=_SWE),
             call("bash", command="python -m pytest -q -p no:cacheprovider"),
         ],
     ),
-    "terminal": (
+    "terminal": Script(
         "shell",
-        [keys("echo hello > a.txt\n"), keys("ls\n"), keys("cat a.txt\n"), keys("pwd\n")],
+        lambda first, goal: [
+            keys("echo hello > a.txt\n"),
+            keys("ls\n"),
+            keys("cat a.txt\n"),
+            keys("pwd\n"),
+        ],
     ),
+    # memory-observe's 9 tools fit the embedded model's 8,192 tokens twice (the system prompt's
+    # tool list and the first observation); filesystem's 14 do not. read_graph and open_nodes
+    # are read-only (the executor answers them in hybrid), add_observations is not.
+    "mcp": Script(
+        "memory-observe",
+        lambda first, goal: [
+            call("read_graph"),
+            call(
+                "add_observations",
+                observations=[{"entityName": "Bob", "contents": ["speaks French"]}],
+            ),
+            call("open_nodes", names=["Bob"]),
+        ],
+    ),
+    "web": Script("miniwob.enter-text@7", _enter_text),
 }
 
 
-def backings(data_dir: Path, work: Path) -> None:
+def backings(domains: list[str], data_dir: Path, work: Path) -> None:
     """Fidelity against the live truth and wall clock per step, for live, sim and hybrid."""
     engine = embedded(data_dir)
     simulator = Simulator(engine, PromptLibrary())
@@ -138,27 +196,29 @@ def backings(data_dir: Path, work: Path) -> None:
     simulator.step_batch([load_items("bundled")[0].request(PARAMS, HistoryMode.TEACHER_FORCED)])
     print("| domain | backing | fidelity vs live | s / step (start included) | answered by |")
     print("|---|---|--:|--:|---|")
-    for domain, (task, actions) in SCRIPTS.items():
+    for domain in domains:
+        script = SCRIPTS[domain]
         truth: list[str] = []
-        start = EpisodeSpec(domain=domain, live_task=task)
+        actions: list[str] = []
+        start = EpisodeSpec(domain=domain, live_task=script.task)
         seconds: dict[str, float] = {}
         for backing in ("live", "sim", "hybrid"):
             options = EnvOptions(
-                backing=backing,  # type: ignore[arg-type]
-                max_steps=len(actions) + 1,
+                backing=backing,
+                max_steps=10,
                 record=False,
                 params=PARAMS,
                 live_config=LiveConfig(work_dir=work / backing, action_timeout_s=60.0),
             )
             env = WorldEnv(simulator, build_reward("reference", RewardOptions()), options)
             started = time.perf_counter()
-            first, _ = env.reset(start)
+            first, info = env.reset(start)
             if backing == "live":  # sim starts where the live run started, with its tools
+                actions = script.actions(first, info["task"])
                 start_state, context = first, env.context
                 sim_start = EpisodeSpec(domain=domain, initial_state=first, context=context)
             if backing == "sim":
                 first, _ = env.reset(sim_start)
-                start_state = first
             seen, who = [], []
             for action in actions:
                 result = env.step(action)
@@ -174,8 +234,12 @@ def backings(data_dir: Path, work: Path) -> None:
                 for s, t, p in zip(seen, truth, previous, strict=True)
             )
             counts = ", ".join(f"{n} {a}" for a, n in sorted(_count(who).items()))
-            print(f"| {domain} | {backing} | {fidelity:.3f} | {seconds[backing]:.2f} | {counts} |")
+            print(
+                f"| {domain} | {backing} | {fidelity:.3f} | {seconds[backing]:.2f} | {counts} |",
+                flush=True,
+            )
         print(f"| {domain} | T_live / T_sim | | {seconds['live'] / seconds['sim']:.2f}x | |")
+        print(f"actions: {actions}", flush=True)
 
 
 def _count(values: list[str]) -> dict[str, int]:
@@ -190,13 +254,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=["grounding", "backings"])
     parser.add_argument("--per-domain", type=int, default=4)
+    parser.add_argument(
+        "--domains",
+        nargs="+",
+        choices=list(SCRIPTS),
+        default=list(SCRIPTS),
+        help="backings: the live tasks to run (default: all four)",
+    )
+    parser.add_argument(
+        "--model",
+        default="",
+        help="grounding: a transformers model folder (a tuned one); default the embedded model",
+    )
     parser.add_argument("--data-dir", type=Path, default=Settings().data_dir)
     args = parser.parse_args()
     if args.what == "grounding":
-        grounding(args.per_domain, args.data_dir)
+        grounding(args.per_domain, args.data_dir, args.model)
     else:
         with tempfile.TemporaryDirectory() as folder:
-            backings(args.data_dir, Path(folder))
+            backings(args.domains, args.data_dir, Path(folder))
 
 
 if __name__ == "__main__":
