@@ -23,6 +23,7 @@ from backend.data.bundled import load_bundled
 from backend.engines import load_builtin_engines
 from backend.engines.base import ENGINES
 from backend.export.records import ExportContext
+from backend.fair_use import MAX_WAITING
 from backend.training.config import TrainConfig
 from storage.agreement import agreement
 from storage.annotations import annotator_progress, domain_progress
@@ -132,6 +133,7 @@ def launch(context: AppContext, auth: Auth | None = None, *, block: bool = True)
         css=CSS,
         head=SCRIPT,
         ssr_mode=False,
+        max_threads=2 * MAX_WAITING,  # waiting steps poll in threads; new visitors get the rest
         show_error=False,
         prevent_thread_lock=not block,
         quiet=not block,

@@ -10,7 +10,10 @@ over two minutes, and instant baseline steps (persistence, oracle) waited behind
 - baseline engines take another lane: they never wait for a model place;
 - one person has at most `per_person` steps in flight (running or waiting); one more is refused
   with a message, so nobody can fill the queue alone;
-- a visitor who is not signed in gets at most `anonymous_max_new_tokens` per step.
+- a visitor who is not signed in gets at most `anonymous_max_new_tokens` per step;
+- at most `MAX_WAITING` model steps wait; one more is refused with a message. A waiting step
+  polls its ticket from one of Gradio's worker threads, so an unbounded queue (68 visitors in
+  issue 20's flood) would hold every thread and a new visitor's step could not even start.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from collections import Counter, deque
 from types import TracebackType
 
 from backend.errors import BusyError
+
+MAX_WAITING = 32
+"""Model steps that may wait at once; the web app keeps twice as many worker threads."""
 
 
 class Ticket:
@@ -89,9 +95,16 @@ class FairUse:
             instant: a baseline engine's step, which needs no model place.
 
         Raises:
-            BusyError: `person` already has `per_person` steps in flight.
+            BusyError: `person` already has `per_person` steps in flight, or `MAX_WAITING`
+                model steps wait already.
         """
         with self._cond:
+            if not instant and len(self._waiting) >= MAX_WAITING:
+                raise BusyError(
+                    f"The model queue is full: {MAX_WAITING} steps wait already. Try again in a "
+                    "minute, or step with a baseline engine (persistence, oracle), which never "
+                    "waits."
+                )
             if self._mine[person] >= self.per_person:
                 many = "a step" if self.per_person == 1 else f"{self.per_person} steps"
                 raise BusyError(

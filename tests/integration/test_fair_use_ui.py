@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from gradio_client import Client
+from gradio_client.client import Job
 
+from backend.fair_use import MAX_WAITING
 from tests.support.app_server import RunningApp, free_port, named, start_app
 
 USERS = "ann:pa,bob:pb"
@@ -85,5 +88,50 @@ def test_an_anonymous_visitors_budget_is_cut(tmp_path: Path) -> None:
         )
         stored = app.context.sessions.load_session(session_of(out["status"]))
         assert stored.params["max_new_tokens"] == 32
+    finally:
+        app.close()
+
+
+FLOOD = MAX_WAITING + 4
+"""Issue 20's flood was 68 sessions (13 new clients then timed out connecting): here the model
+queue fills, the four beyond it are refused, and a new visitor still connects and steps."""
+
+
+def test_a_new_visitor_connects_and_steps_while_a_full_queue_waits(tmp_path: Path) -> None:
+    # Visitors behind a proxy (one address each) queue model steps behind a held slot.
+    settings = {
+        "base_url": f"http://127.0.0.1:{free_port()}/v1",
+        "max_retries": 0,
+        "concurrency": 1,
+        "trust_proxy": True,
+    }
+    app: RunningApp = start_app(tmp_path / "app", settings=settings)
+    fair = app.context.fair_use
+    try:
+        long_step = fair.admit("someone else", instant=False)
+
+        def queue_one(n: int) -> Job:
+            visitor = Client(app.url, headers={"X-Forwarded-For": f"10.7.0.{n + 1}"}, verbose=False)
+            loaded = named(visitor.predict(*RECORDING, api_name="/load_turn"))
+            return visitor.submit(loaded["action"], engine="openai", api_name="/step")
+
+        with ThreadPoolExecutor(8) as pool:  # eight visitors arrive at a time
+            flood = list(pool.map(queue_one, range(FLOOD)))
+        wait_until(lambda: fair.in_flight() == (1, MAX_WAITING))
+        wait_until(lambda: sum(job.done() for job in flood) == FLOOD - MAX_WAITING)
+        refused = [job for job in flood if job.done()]
+        for job in refused:
+            with pytest.raises(Exception, match="model queue is full"):
+                job.result()
+
+        newcomer = Client(app.url, headers={"X-Forwarded-For": "10.8.0.1"}, verbose=False)
+        mine = named(newcomer.predict(*RECORDING, api_name="/load_turn"))
+        done = named(newcomer.predict(mine["action"], engine="persistence", api_name="/step"))
+        assert "persistence" in done["status"]
+        assert fair.in_flight() == (1, MAX_WAITING)  # no waiting step was dropped or run
+
+        long_step.release()
+        wait_until(lambda: all(job.done() for job in flood))
+        assert fair.in_flight() == (0, 0)
     finally:
         app.close()

@@ -17,9 +17,10 @@ from backend.errors import BadInputError, NotFoundError
 from storage.run_kinds import BenchRun, RolloutRun, TrainRun
 from storage.runs import RunRecord
 from ui.errors import inline, inline_error
+from ui.provenance import correction_ids
 from ui.renderers.base import esc
 from ui.services import Services
-from ui.session_view import history_html, step_html
+from ui.session_view import grounding_refs, history_html, step_html
 from ui.views import empty
 
 KINDS: tuple[type[RunRecord], ...] = (BenchRun, RolloutRun, TrainRun)
@@ -140,10 +141,11 @@ def item_html(services: Services, session_id: int, prediction_id: int) -> str:
     stored = services.sessions.load_session(session_id)
     for index, step in enumerate(stored.steps):
         if any(p.prediction_id == prediction_id for p in step.predictions):
+            refs = correction_ids(grounding_refs(stored, [index]))
             return (
                 f"<h4>Item {prediction_id} · session #{stored.id}</h4>"
                 + history_html(stored, index)
-                + step_html(stored, index)
+                + step_html(stored, index, services.annotations.places(refs))
             )
     raise NotFoundError(f"Item {prediction_id} is not in session #{session_id}.")
 
