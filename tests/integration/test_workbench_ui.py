@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from gradio_client import Client
@@ -119,34 +121,35 @@ def test_live_runs_are_listed_after_the_recordings(tmp_path):
         context.close()
 
 
-def test_an_embedded_judge_is_refused_up_front_with_the_setting_to_change(tmp_path):
-    running = start_app(tmp_path, settings={"judge_engine": "transformers"})
+@contextmanager
+def a_step_to_judge(tmp_path: Path, judge: str) -> Iterator[tuple[RunningApp, Client]]:
+    """An app judging with `judge`, and a person whose Playground holds one persistence step."""
+    running = start_app(tmp_path, settings={"judge_engine": judge})
     try:
         person = Client(running.url, verbose=False)
         out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
         person.predict(out["action"], engine="persistence", api_name="/step")
-        verdict, _ = person.predict(api_name="/judge_step")  # the job line: no job started
-        assert "awp-inline-error" in verdict and "AWP_JUDGE_ENGINE" in verdict
-        assert not running.context.jobs.listed()
+        yield running, person
     finally:
         running.close()
 
 
+def test_an_embedded_judge_is_refused_up_front_with_the_setting_to_change(tmp_path):
+    with a_step_to_judge(tmp_path, "transformers") as (running, person):
+        verdict, _ = person.predict(api_name="/judge_step")  # the job line: no job started
+        assert "awp-inline-error" in verdict and "AWP_JUDGE_ENGINE" in verdict
+        assert not running.context.jobs.listed()
+
+
 def test_a_judge_job_is_of_its_page_s_kind_so_a_job_link_reopens_it_there(tmp_path):
     # The persistence baseline as judge: no verdict, but a real job, quickly ended.
-    running = start_app(tmp_path, settings={"judge_engine": "persistence"})
-    try:
-        person = Client(running.url, verbose=False)
-        out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
-        person.predict(out["action"], engine="persistence", api_name="/step")
+    with a_step_to_judge(tmp_path, "persistence") as (running, person):
         line, out = follow_job(person, "judge_step")
         assert "Judging prediction" in line and "done in" in line
         # Shown even when the job ended before its start answered (the poll shows it).
         assert "no usable verdict" in out[-1]
         [job] = running.context.jobs.listed()
         assert job.kind == "judge-playground"  # the Playground's panel: `?job=` opens it there
-    finally:
-        running.close()
 
 
 def test_the_benchmark_default_selection_is_the_baselines(app):
