@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from backend.errors import BadInputError
 from backend.jobs import Job
@@ -111,10 +112,18 @@ def use_model(services: Services, user: User, run: TrainRun) -> str:
 
     Raises:
         AccessDeniedError: the user is not an admin.
-        BadInputError: the run has no model (not finished).
+        BadInputError: the run has no model (not finished), or its folder is relative or
+            holds no model (moved or deleted since): every person's step would fail on it.
     """
     _admin(user)
     if run.model_dir is None:
         raise BadInputError(f"Run #{run.id} has no model yet ({run.status}).")
+    folder = Path(run.model_dir)
+    if not folder.is_absolute() or not (folder / "config.json").is_file():
+        raise BadInputError(
+            f"Run #{run.id}'s model folder {run.model_dir} is not an absolute folder holding a "
+            "model (config.json): the Playground keeps its model. Retrain the run, or set "
+            "AWP_MODEL to the folder's absolute path."
+        )
     services.tuned_model.set(run.model_dir)
     return f"The Playground's transformers engine now uses run #{run.id}'s model."
