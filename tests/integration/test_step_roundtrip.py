@@ -94,7 +94,8 @@ def ui_step(client: Client, sent: Sent, action: str, mode: HistoryMode) -> tuple
     """One Playground step; returns the session id and the predicted text."""
     out = named(client.predict(action, engine="capture", history_mode=mode.value, api_name="/step"))
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
-    session = int(re.search(r"of session #(\d+)", out["status"]).group(1))
+    # The step's own "of session #N", not a grounding link's "correction of session #M".
+    session = int(re.search(r"(?<!correction )of session #(\d+)", out["status"]).group(1))
     sent.took(prediction)
     return session, re.search(r"PREDICTED \d+", out["predicted"]).group(0)
 
