@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import AppContext
+from backend.engines.local_model import holds_model
 from backend.errors import BadInputError
 from backend.training.config import TrainConfig
 from backend.training.events import ProgressEvent, ProgressListener
@@ -76,7 +77,7 @@ def model_folder(path: Path, what: str) -> Path:
         BadInputError: `path` holds no model.
     """
     folder = path.expanduser().resolve()
-    if not (folder / "config.json").is_file():
+    if not holds_model(folder):
         raise BadInputError(f"{what} {path}: no model folder there (no config.json).")
     return folder
 

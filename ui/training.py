@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from backend.engines.local_model import holds_model
 from backend.errors import BadInputError
 from backend.jobs import Job
 from backend.training.config import TrainConfig
@@ -119,7 +120,7 @@ def use_model(services: Services, user: User, run: TrainRun) -> str:
     if run.model_dir is None:
         raise BadInputError(f"Run #{run.id} has no model yet ({run.status}).")
     folder = Path(run.model_dir)
-    if not folder.is_absolute() or not (folder / "config.json").is_file():
+    if not folder.is_absolute() or not holds_model(folder):
         raise BadInputError(
             f"Run #{run.id}'s model folder {run.model_dir} is not an absolute folder holding a "
             "model (config.json): the Playground keeps its model. Retrain the run, or set "

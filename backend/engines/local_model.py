@@ -26,6 +26,11 @@ class LocalModel:
     max_positions: int | None
 
 
+def holds_model(folder: Path) -> bool:
+    """Whether `folder` is a local Hugging Face model folder (it has a `config.json`)."""
+    return (folder / "config.json").is_file()
+
+
 def load_local_model(folder: Path, device: str) -> LocalModel:
     """Load the tokenizer and model in `folder` onto `device`.
 
@@ -35,7 +40,7 @@ def load_local_model(folder: Path, device: str) -> LocalModel:
     Raises:
         EngineUnavailableError: the folder is missing, unreadable, or has no chat template.
     """
-    if not (folder / "config.json").is_file():
+    if not holds_model(folder):
         raise EngineUnavailableError(
             f"No model folder at {folder}: the transformers engine loads a local folder "
             "(config.json, weights, tokenizer). Leave the model empty for the embedded default."
