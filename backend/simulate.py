@@ -248,7 +248,9 @@ class Simulator:
                 )
                 request = request.model_copy(update={"context": context})
             system = self.system_prompt(request)
-            fitted = self._fitted(request, system)
+            # a step the record answers never reaches the engine: nothing to measure or load
+            answered = self.recorded(request) is not None
+            fitted = request if answered else self._fitted(request, system)
             dropped = len(request.history) - len(fitted.history)
             prepared.append(Prepared(fitted, _chat(fitted, system), grounding.refs, dropped))
         return prepared
