@@ -22,6 +22,8 @@ from backend.types import (
     Turn,
     VerbatimChat,
 )
+from tests.support.postgres import fake_prediction
+from ui.views import status_html
 
 ACTION = '[{"keystrokes": "ls\\n", "duration": 0.1}]'
 
@@ -122,3 +124,12 @@ def test_nothing_is_cut_where_the_context_is_unknown_or_nothing_can_go() -> None
     engine = MeasuredEngine(context=tight)
     assert step(engine, [verbatim, blind, request(0)]) == [0, 0, 0]
     assert engine.counted == []  # an official row, a blind step or no history: never measured
+
+
+def test_the_status_line_says_how_many_turns_were_cut() -> None:
+    made = fake_prediction("$ ")
+
+    assert "cut to fit" not in status_html(made)
+    assert "3 oldest turns cut to fit the context" in status_html(
+        made.model_copy(update={"history_dropped": 3})
+    )
