@@ -15,8 +15,8 @@ a recording) and the model's prediction for it (None for recorded turns). The ru
 A prompt too long for a token budget loses its oldest turns by the same rule (`cut_history`):
 the state after the dropped turns becomes the initial state, so the first kept turn shows it as
 its current state and the turns are numbered from 1, as if the recording started there. The
-training data and the held-out benchmark both cut this way, so a model is trained on the layout
-it is evaluated and served on.
+training data, the held-out benchmark and the step path (`fit_context`, for an engine that knows
+its context) all cut this way, so a model is trained on the layout it is evaluated and served on.
 """
 
 from __future__ import annotations
@@ -73,3 +73,34 @@ def cut_history(request: SimRequest, fits: Callable[[SimRequest], bool]) -> SimR
         middle = (low + high) // 2
         low, high = (low, middle) if fits(drop_oldest(request, middle)) else (middle, high)
     return drop_oldest(request, high)
+
+
+def fit_context(
+    request: SimRequest, tokens: Callable[[SimRequest], int], context: int, budget: int
+) -> SimRequest:
+    """The request cut (`cut_history`) so that its prompt and output fit a model's context.
+
+    First the prompt and its whole output budget must fit; when even no history leaves that
+    much room, the prompt must leave at least one token of output (the engine then shortens
+    the answer, as it does for any prompt near its limit) and the fewest turns are dropped for
+    that. When not even that fits, the request is returned as it is, so the engine refuses it
+    with its own clear `PromptTooLongError`: cutting cannot save it, and nothing else is cut.
+
+    Args:
+        request: the request as it would be sent (its demonstrations, if any, already chosen).
+        tokens: the prompt tokens the engine would send for a request.
+        context: the model's context length (prompt and output together).
+        budget: the request's output budget (its `max_new_tokens`).
+
+    Returns:
+        The request itself, or a copy without its oldest turns.
+    """
+
+    def room_for(output: int) -> Callable[[SimRequest], bool]:
+        return lambda candidate: tokens(candidate) + output <= context
+
+    for output in dict.fromkeys((budget, 1)):
+        chosen = cut_history(request, room_for(output))
+        if chosen is not None:
+            return chosen
+    return request

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from backend.domains.base import get_domain
 from backend.domains.prompts import PromptLibrary, with_demonstrations
 from backend.domains.turns import format_assistant_turn, format_user_turn
-from backend.engines.base import Engine
+from backend.engines.base import ContextWindow, Engine
 from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
-from backend.history import shown_observation, state_before
+from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
 from backend.types import (
     AnsweredBy,
@@ -92,7 +92,11 @@ def build_messages(request: SimRequest, system_prompt: str) -> list[ChatMessage]
 
 
 def to_prediction(
-    completion: Completion, request: ChatRequest, action: str, grounded_by: Sequence[str] = ()
+    completion: Completion,
+    request: ChatRequest,
+    action: str,
+    grounded_by: Sequence[str] = (),
+    history_dropped: int = 0,
 ) -> Prediction:
     """Apply the official output rules to an engine completion, keeping what was asked."""
     parsed = parse_output(completion.text, completion.reasoning)
@@ -111,6 +115,7 @@ def to_prediction(
         messages=request.messages,
         grounded_by=list(grounded_by),
         confidence=completion.confidence,
+        history_dropped=history_dropped,
     )
 
 
@@ -157,11 +162,13 @@ class Prepared:
         request: the request in canonical text, its demonstrations filled when grounded.
         chat: the chat request the engine receives.
         grounded_by: the provenance ids of the real transitions shown as demonstrations.
+        history_dropped: the oldest history turns left out so the prompt fits the context.
     """
 
     request: SimRequest
     chat: ChatRequest
     grounded_by: tuple[str, ...] = ()
+    history_dropped: int = 0
 
 
 class Simulator:
@@ -222,8 +229,15 @@ class Simulator:
     def prepare_all(self, requests: Sequence[SimRequest]) -> list[Prepared]:
         """Check each action, ground each request and build its engine request (no generation).
 
+        A prompt that would not fit the engine's context loses its oldest history turns
+        (`fit_context`), after grounding: the demonstrations already keep to the grounder's own
+        token budget and were chosen for this very step, while a dropped turn's state still
+        reaches the model as the first kept turn's current state, so the history is what can
+        go with the least lost.
+
         Raises:
             BadActionError: an action does not follow its domain's format (nothing is sent).
+            EngineUnavailableError: the engine must be loaded to measure a prompt and cannot be.
         """
         checked = [canonical(request) for request in requests]
         prepared = []
@@ -233,13 +247,35 @@ class Simulator:
                     update={"demonstrations": grounding.demonstrations}
                 )
                 request = request.model_copy(update={"context": context})
-            chat = ChatRequest(
-                messages=build_messages(request, self.system_prompt(request)),
-                params=request.params,
-                reference=request.reference,
-            )
-            prepared.append(Prepared(request, chat, grounding.refs))
+            system = self.system_prompt(request)
+            # a step the record answers never reaches the engine: nothing to measure or load
+            answered = self.recorded(request) is not None
+            fitted = request if answered else self._fitted(request, system)
+            dropped = len(request.history) - len(fitted.history)
+            prepared.append(Prepared(fitted, _chat(fitted, system), grounding.refs, dropped))
         return prepared
+
+    def _fitted(self, request: SimRequest, system: str) -> SimRequest:
+        """The request cut to the engine's context; as it is where nothing can be cut or known.
+
+        An official row's verbatim chat is sent as the release sends it (its turns are not
+        the request's history), and a blind request shows no history; an engine that does not
+        say its context (`ContextWindow`) gets the prompt as it is and refuses it if too long.
+        """
+        engine = self.engine
+        cuttable = request.history and request.history_mode is not HistoryMode.BLIND
+        if not cuttable or verbatim_chat(request) is not None:
+            return request
+        if not isinstance(engine, ContextWindow):
+            return request
+        context = engine.context_length()
+        if context is None:
+            return request
+
+        def tokens(candidate: SimRequest) -> int:
+            return engine.prompt_tokens(_chat(candidate, system))
+
+        return fit_context(request, tokens, context, request.params.max_new_tokens)
 
     def prepare(self, request: SimRequest) -> Prepared:
         """`prepare_all` of one request."""
@@ -258,7 +294,9 @@ class Simulator:
         return [
             answer
             if answer is not None
-            else to_prediction(next(completions), p.chat, p.request.action, p.grounded_by)
+            else to_prediction(
+                next(completions), p.chat, p.request.action, p.grounded_by, p.history_dropped
+            )
             for p, answer in zip(prepared, answers, strict=True)
         ]
 
@@ -272,7 +310,20 @@ class Simulator:
         for chunk in self.engine.stream(prepared.chat):
             if chunk.completion is not None:
                 yield to_prediction(
-                    chunk.completion, prepared.chat, prepared.request.action, prepared.grounded_by
+                    chunk.completion,
+                    prepared.chat,
+                    prepared.request.action,
+                    prepared.grounded_by,
+                    prepared.history_dropped,
                 )
             else:
                 yield chunk
+
+
+def _chat(request: SimRequest, system_prompt: str) -> ChatRequest:
+    """The engine request for a (canonical, grounded) request under its system prompt."""
+    return ChatRequest(
+        messages=build_messages(request, system_prompt),
+        params=request.params,
+        reference=request.reference,
+    )

@@ -10,7 +10,9 @@ Every prediction is scored by `compare`, the one scoring policy: the domain's me
 first, and a truth the metrics cannot read leaves the prediction unscored (with the reason)
 rather than losing it. So every stored prediction carries the same things: the canonical action,
 the exact messages sent, its scores, and the session it belongs to, created only when its first
-step commits.
+step commits. Both forms send a history too long for the engine's context without its oldest
+turns, cut by the one history rule where the prompt is built (`Simulator.prepare_all`, through
+`backend.history.fit_context`); each prediction says how many went (`history_dropped`).
 """
 
 from __future__ import annotations

@@ -213,6 +213,12 @@ class Prediction(BaseModel):
         description="The model's confidence in this prediction in [0, 1] (token log-probabilities "
         "or the agreement of samples); None when unknown; 1 for an exact answer.",
     )
+    history_dropped: int = Field(
+        default=0,
+        ge=0,
+        description="The oldest history turns left out of the prompt so that it and the output "
+        "budget fit the engine's context (`backend.history.fit_context`); 0 when none were.",
+    )
 
 
 ReferenceOrigin = Literal["recorded", "live", "annotator"]

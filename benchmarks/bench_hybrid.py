@@ -219,11 +219,12 @@ def backings(domains: list[str], data_dir: Path, work: Path) -> None:
                 sim_start = EpisodeSpec(domain=domain, initial_state=first, context=context)
             if backing == "sim":
                 first, _ = env.reset(sim_start)
-            seen, who = [], []
+            seen, who, cut = [], [], []
             for action in actions:
                 result = env.step(action)
                 seen.append(result.observation)
                 who.append(result.info.get("answered_by", "model"))
+                cut.append(result.info.get("history_dropped", 0))
             seconds[backing] = (time.perf_counter() - started) / len(actions)
             env.close()
             if backing == "live":
@@ -234,6 +235,8 @@ def backings(domains: list[str], data_dir: Path, work: Path) -> None:
                 for s, t, p in zip(seen, truth, previous, strict=True)
             )
             counts = ", ".join(f"{n} {a}" for a, n in sorted(_count(who).items()))
+            if any(cut):
+                counts += f"; history turns cut per step {cut}"
             print(
                 f"| {domain} | {backing} | {fidelity:.3f} | {seconds[backing]:.2f} | {counts} |",
                 flush=True,

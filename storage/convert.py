@@ -51,6 +51,7 @@ def prediction_values(
         "diagnostics": prediction.diagnostics.model_dump(),
         "grounded_by": list(prediction.grounded_by),
         "confidence": prediction.confidence,
+        "history_dropped": prediction.history_dropped,
         "params": dict(params),
         "history_mode": history_mode,
         "created_at": utcnow(),
@@ -91,6 +92,7 @@ def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) 
         grounded_by=list(row.grounded_by or []),
         answered_by=row.engine if row.engine in EXACT_ANSWERERS else "model",
         confidence=row.confidence,
+        history_dropped=row.history_dropped or 0,
     )
 
 

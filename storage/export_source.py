@@ -184,4 +184,5 @@ def _records(
             grounded_by=list(prediction.grounded_by or []),
             answered_by=step.answered_by,
             confidence=prediction.confidence,
+            history_dropped=prediction.history_dropped,
         )

@@ -33,6 +33,14 @@ def answered_chip(prediction: Prediction) -> str:
     return chip("answered by", f"{prediction.answered_by} (exact, not predicted)", "good")
 
 
+def cut_chip(dropped: int) -> str:
+    """How many of the oldest history turns the prompt left out to fit the context ("" if none)."""
+    if not dropped:
+        return ""
+    turns = "turn" if dropped == 1 else "turns"
+    return chip("history", f"{dropped} oldest {turns} cut to fit the context", "warn")
+
+
 def confidence_chip(confidence: float | None) -> str:
     """The model's confidence in its prediction ("" when unknown)."""
     if confidence is None:
@@ -60,6 +68,7 @@ def status_html(
         chip("latency", f"{prediction.latency_s:.2f} s"),
         grounding_html(prediction.grounded_by, places),
         answered_chip(prediction),
+        cut_chip(prediction.history_dropped),
     ]
     if prediction.answered_by == "model":
         chips.append(confidence_chip(prediction.confidence))

@@ -325,6 +325,11 @@ def print_outcome(outcome: StepOutcome, as_json: bool) -> None:
         typer.echo(f"{score.name}: {score.value:.3f}")
     if prediction.answered_by != "model":
         typer.echo(f"(answered by the {prediction.answered_by}, not predicted)")
+    if prediction.history_dropped:
+        typer.echo(
+            f"(the {prediction.history_dropped} oldest history turns were cut from the prompt "
+            "to fit the model's context)"
+        )
     typer.echo(
         f"--- {prediction.engine}/{prediction.model}: {prediction.finish_reason}, "
         f"{prediction.completion_tokens} tokens, {prediction.latency_s:.1f}s; "

@@ -65,6 +65,7 @@ def scored_row(engine: str, item: BenchItem, prediction: Prediction, scores: Sco
         grounded_by=prediction.grounded_by,
         answered_by=prediction.answered_by,
         confidence=prediction.confidence,
+        history_dropped=prediction.history_dropped,
         raw_output=prediction.raw_text,
     )
     if scores.problem:

@@ -56,6 +56,11 @@ class ItemRow(BaseModel):
     confidence: float | None = Field(
         default=None, description="The model's confidence in the prediction, where known."
     )
+    history_dropped: int = Field(
+        default=0,
+        description="The item's oldest history turns left out so its prompt fit the engine's "
+        "context (`backend.history.fit_context`); 0 when none were, or in earlier rows.",
+    )
     raw_output: str | None = Field(
         default=None,
         exclude=True,

@@ -92,6 +92,25 @@ class Engine(Protocol):
 EngineFactory = Callable[[EngineConfig], Engine]
 
 
+@runtime_checkable
+class ContextWindow(Protocol):
+    """An engine that knows its context length and how many tokens a prompt takes in it.
+
+    The step path asks it before sending, to cut the oldest history turns of a prompt that
+    would not fit (`backend.history.fit_context`). An engine that cannot know (a server that
+    does not say) does not implement it: its prompts go as they are, and a prompt too long
+    comes back as the engine's `PromptTooLongError`.
+    """
+
+    def context_length(self) -> int | None:
+        """Tokens of prompt and output together the model holds; None when it does not say."""
+        ...
+
+    def prompt_tokens(self, request: ChatRequest) -> int:
+        """Tokens of the request's chat as the engine sends it (chat template included)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What an engine can do, so callers ask the engine's registration instead of listing names.

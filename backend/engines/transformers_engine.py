@@ -83,6 +83,26 @@ class TransformersEngine:
             loaded = self._ensure_loaded()
             yield from self._stream(loaded, request)
 
+    def context_length(self) -> int | None:
+        """The model's context (its config's `max_position_embeddings`); loads the model.
+
+        Raises:
+            EngineUnavailableError: the model folder is missing or cannot be loaded.
+        """
+        with self._lock:
+            return self._ensure_loaded().max_positions
+
+    def prompt_tokens(self, request: ChatRequest) -> int:
+        """Tokens of the request's chat through the model's template, as `generate` sends it.
+
+        Raises:
+            EngineUnavailableError: the model folder is missing or cannot be loaded.
+        """
+        with self._lock:  # a fast tokenizer is not safe to share with a running batch
+            tokenizer = self._ensure_loaded().tokenizer
+            text = _chat_text(tokenizer, request)
+            return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
     @property
     def ready(self) -> bool:
         """Whether the model is loaded (the first use converts and loads it: slow on a CPU)."""
@@ -114,12 +134,7 @@ class TransformersEngine:
     ) -> _Batch:
         """Apply the chat template, pad on the left and fit the output budget to the context."""
         tokenizer = loaded.tokenizer
-        texts = [
-            tokenizer.apply_chat_template(
-                chat_messages(r), tokenize=False, add_generation_prompt=True
-            )
-            for r in requests
-        ]
+        texts = [_chat_text(tokenizer, r) for r in requests]
         # The template already holds every special token the model expects.
         inputs = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
         lengths = [int(n) for n in inputs["attention_mask"].sum(dim=1).tolist()]
@@ -256,6 +271,15 @@ class TransformersEngine:
             model=self.model,
             confidence=from_logprobs(logprobs[:used]),
         )
+
+
+def _chat_text(tokenizer: Any, request: ChatRequest) -> str:
+    """The request's chat through the model's template, ready for the assistant's answer."""
+    return str(
+        tokenizer.apply_chat_template(
+            chat_messages(request), tokenize=False, add_generation_prompt=True
+        )
+    )
 
 
 def _job_criteria(job: Job | None, cancel: threading.Event | None) -> Any:

@@ -63,6 +63,8 @@ class ExportRecord:
         grounded_by: the real transitions the prediction was shown as demonstrations.
         answered_by: who answered the step (model, record, executor, live), when known.
         confidence: the model's confidence in the prediction, when known.
+        history_dropped: the oldest turns left out of `messages` to fit the engine's context,
+            when known (None for predictions stored before it was kept).
 
     """
 
@@ -90,6 +92,7 @@ class ExportRecord:
     grounded_by: list[str] = field(default_factory=list)
     answered_by: str | None = None
     confidence: float | None = None
+    history_dropped: int | None = None
 
     def links(self) -> dict[str, Any]:
         """The link columns every export row carries (`backend.export.rows.LinkedRow`)."""
@@ -106,6 +109,7 @@ class ExportRecord:
             "grounded_by": list(self.grounded_by),
             "answered_by": self.answered_by,
             "confidence": self.confidence,
+            "history_dropped": self.history_dropped,
         }
 
     @property

@@ -44,6 +44,11 @@ class LinkedRow(BaseModel):
     confidence: float | None = Field(
         default=None, description="The model's confidence in the prediction in [0, 1], if known."
     )
+    history_dropped: int | None = Field(
+        default=None,
+        description="The oldest history turns left out of the prompt so it fit the engine's "
+        "context (0: none); None for predictions stored before it was kept.",
+    )
 
 
 class SFTRow(LinkedRow):

@@ -152,6 +152,9 @@ class PredictionRow(Base):
     `grounded_by` names the real transitions shown to the model as demonstrations
     (`backend.grounding`); None for predictions stored before grounding existed.
     `confidence` is the model's own confidence in [0, 1] (`backend.confidence`), None unknown.
+    `history_dropped` is how many of the oldest history turns were left out of `prompt` so it
+    fit the engine's context (`backend.history.fit_context`); None for predictions stored
+    before it was kept.
     """
 
     __tablename__ = "prediction"
@@ -173,6 +176,7 @@ class PredictionRow(Base):
     prompt: Mapped[list[list[str]] | None] = mapped_column(JSON)
     grounded_by: Mapped[list[str] | None] = mapped_column(JSON)
     confidence: Mapped[float | None] = mapped_column(Float)
+    history_dropped: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")

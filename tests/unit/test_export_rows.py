@@ -30,6 +30,7 @@ LINKS = [
     "grounded_by",
     "answered_by",
     "confidence",
+    "history_dropped",
 ]
 CONTENT = {
     "sft": ["prompt", "completion"],
@@ -109,6 +110,7 @@ def record(
         grounded_by=["rec-1#2", "annotation:7"],
         answered_by="model",
         confidence=0.75,
+        history_dropped=2,
     )
     values.update(changes)
     return ExportRecord(**values)  # type: ignore[arg-type]
@@ -139,6 +141,7 @@ def test_columns_are_pinned(name: str) -> None:
         "grounded_by": ["rec-1#2", "annotation:7"],
         "answered_by": "model",
         "confidence": 0.75,
+        "history_dropped": 2,
     }
 
 

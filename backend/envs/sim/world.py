@@ -333,6 +333,7 @@ class WorldEnv:
                 latency_s=prediction.latency_s,
                 finish_reason=prediction.finish_reason,
                 grounded_by=prediction.grounded_by,
+                history_dropped=prediction.history_dropped,
             )
         if self.recorder is None:
             return info, None
