@@ -119,13 +119,17 @@ def follow(
     """
     yield started(panel, job.view()) | playground_view.pending(steps, session, action)
     seen: Any = None
+    said = ""
     while not job.wait(FOLLOW_S):
         partial = job.partial
-        frame = {panel.line: line(job.view(), partial)}
+        now = line(job.view(), partial)
+        frame: dict[Any, Any] = {} if now == said else {panel.line: now}
+        said = now
         if partial is not seen:
             seen = partial
             frame |= shown(steps, partial)
-        yield frame
+        if frame:  # only what changed: a queue of waiting steps stays cheap to serve
+            yield frame
     ticket.release()  # the work gives it back; a job cancelled before it began never did
     view = job.view()
     ended = started(panel, view)
