@@ -67,6 +67,8 @@ def test_a_step_job_shows_progress_reopens_after_a_reload_and_cancels(tab, model
     tab.locator("#pg-cancel").click()
     wait_for_text(tab, "#pg-job", "cancelled after", WAIT_MS)
     assert "the engine is free" in tab.locator("#pg-job").inner_text()
+    wait_for_text(tab, "#pg-status", "You cancelled it")  # its streamed text is gone
+    assert "Nothing was stored" in tab.locator("#pg-status").inner_text()
     assert not tab.locator("#pg-cancel").is_visible()
     ended = model_app.context.jobs.get(job.id).view()
     assert ended.status is JobStatus.CANCELLED and 0 < ended.done < BUDGET  # stopped mid-way

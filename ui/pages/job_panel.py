@@ -197,14 +197,14 @@ def follow(
     outputs: Sequence[Any],
     api_name: str,
     stopped: Callable[[], dict[Any, Any]] | None = None,
-    running: Callable[[Job], dict[Any, Any]] | None = None,
+    unfinished: Callable[[Job], dict[Any, Any]] | None = None,
 ) -> None:
     """The panel's timer polls its job (`{api_name}_poll`) and its Cancel stops it.
 
     `wire` calls it for a button that only starts a job; a page whose button follows its job
     itself (the Playground's Step streams its text) calls it alone, for the Cancel and for a
-    job a reloaded page reopens. `running(job)` updates `outputs` while the job runs (a step's
-    text so far).
+    job a reloaded page reopens. `unfinished(job)` updates `outputs` while the job runs and
+    once it ended without a result (a step's text so far, then that it was not taken).
     """
 
     def poll(job_id: str | None, request: gr.Request) -> dict[Any, Any]:
@@ -228,8 +228,8 @@ def follow(
                 updates[panel.line] = inline_error(exc)
         elif view.ended and stopped is not None:
             updates |= stopped()
-        elif not view.ended and running is not None:
-            updates |= running(job)
+        if view.status is not JobStatus.FINISHED and unfinished is not None:
+            updates |= unfinished(job)
         return updates
 
     def cancel(job_id: str | None, request: gr.Request) -> dict[Any, Any]:

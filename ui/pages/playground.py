@@ -308,7 +308,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         present,
         shown[:-1],
         "step",
-        running=lambda job: playground_step.reopened(panel, page.view, job),
+        unfinished=lambda job: playground_step.reopened(panel, page.view, job),
     )
     page.rewind.click(
         guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap

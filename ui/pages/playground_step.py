@@ -136,13 +136,25 @@ def follow(
     if view.status is JobStatus.FINISHED:
         yield present(job.result) | ended
         return
-    why = "You cancelled it." if view.status is JobStatus.CANCELLED else view.message or ""
-    yield playground_view.failed(steps, session, action, why) | ended
+    yield playground_view.failed(steps, len(session.steps) + 1, action, why(view)) | ended
     if view.status is JobStatus.FAILED and job.error is not None:
         raise job.error
 
 
+def why(view: JobView) -> str:
+    """Why an ended step stored nothing."""
+    return "You cancelled it." if view.status is JobStatus.CANCELLED else view.message or ""
+
+
 def reopened(panel: JobPanel, steps: StepView, job: Job) -> dict[Any, Any]:
-    """What a reopened page's poll shows of a running step: its line and its text so far."""
-    partial = job.partial
-    return {panel.line: line(job.view(), partial)} | shown(steps, partial)
+    """What a reopened page's poll shows of a step that has no result (yet).
+
+    While it runs: its line and its text so far. Once it was cancelled or failed: that it was
+    not taken (the text it had streamed goes).
+    """
+    view, partial = job.view(), job.partial
+    if not view.ended:
+        return {panel.line: line(view, partial)} | shown(steps, partial)
+    if isinstance(partial, Partial):
+        return playground_view.failed(steps, partial.index, partial.request.action, why(view))
+    return {}

@@ -275,10 +275,9 @@ def pending(
 
 
 def failed(
-    view: StepView, session: PlaySession, action: str, message: str
+    view: StepView, index: int, action: str, message: str
 ) -> dict[gr.components.Component, Any]:
-    """Updates of `view` after a step failed or was stopped: nothing stale stays."""
-    index = len(session.steps) + 1
+    """Updates of `view` after step `index` failed or was cancelled: nothing stale stays."""
     status = status_html(None, f"Step {index} was not taken: {message} Nothing was stored.")
     return {
         view.status: status,
