@@ -90,7 +90,7 @@ def recorded(
         _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir))
         raise
     except JobCancelledError as exc:  # Cancel, or the server stopping: stopped, not broken
-        cause = str(exc) or CANCELLED
+        cause = str(exc).rstrip(".") or CANCELLED  # "Cancelled", "The server stopped"
         _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir, cause))
         raise
     except AWPError as exc:
