@@ -15,226 +15,49 @@ from __future__ import annotations
 
 import contextvars
 import logging
-import secrets
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, ParamSpec, TypeVar
 
 from backend.errors import AWPError, JobCancelledError, NotFoundError
+from backend.job import ENDED, Job, JobStatus, JobView
+
+__all__ = [
+    "ENDED",
+    "KEEP",
+    "UNEXPECTED",
+    "Job",
+    "JobRegistry",
+    "JobStatus",
+    "JobView",
+    "advance",
+    "attach_run",
+    "begin_stage",
+    "cancel_requested",
+    "carried",
+    "count",
+    "count_tokens",
+    "current_job",
+    "raise_if_cancelled",
+]
 
 logger = logging.getLogger(__name__)
 
 UNEXPECTED = "Failed unexpectedly; see the server log."
 KEEP = 200
 """Ended jobs kept for reopening (the oldest ended ones go first)."""
-BUDGETS = frozenset({"tokens", "steps"})
-"""Units whose total is a budget, not a count: generation stops at end-of-sequence, an episode
-at its end, so the work may finish before it reaches the total."""
+STOPPING = "The server stopped"
+"""Why a job was cancelled when the process closes its registry."""
+GRACE_S = 60.0
+"""How long closing the registry waits for cancelled work to let go (a training run saves a
+checkpoint first) before the engines and the database it uses are closed under it."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 _CURRENT: contextvars.ContextVar[Job | None] = contextvars.ContextVar("awp_job", default=None)
-
-
-class JobStatus(StrEnum):
-    """Where a job is: waiting for a worker, running, or ended one of three ways."""
-
-    QUEUED = "queued"
-    RUNNING = "running"
-    FINISHED = "finished"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-ENDED = frozenset({JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELLED})
-
-
-@dataclass(frozen=True)
-class JobView:
-    """One moment of a job, safe to hand to any thread.
-
-    Attributes:
-        id: the job's id (unguessable: a link with it reopens the job).
-        kind: what it does (`futures`, `judge`, `battle`, `bench`, `rollout`, `train`).
-        title: what it does, in words.
-        owner: who started it.
-        status: where it is.
-        cancelling: Cancel was pressed and the work has not let go yet.
-        done: units done (`unit`).
-        total: units it will do at most, when known.
-        unit: what it counts: `tokens` or `steps` (budgets: the work may end sooner), or
-            items it does all of (`items`, `episodes`).
-        elapsed_s: seconds since it started running (0 while queued).
-        eta_s: seconds left in the current stage at its rate so far; None until there is a
-            rate, or no total.
-        message: why it failed or was cancelled.
-        run_id: its record in the run store, for runs (set by `storage.run_lifecycle`).
-        stage: the stage of work it is in, for work of several stages each counted in its own
-            unit (a training run: the base model's benchmark, training steps, the tuned one's).
-    """
-
-    id: str
-    kind: str
-    title: str
-    owner: str
-    status: JobStatus
-    cancelling: bool
-    done: int
-    total: int | None
-    unit: str
-    elapsed_s: float
-    eta_s: float | None
-    message: str | None
-    run_id: int | None
-    stage: str | None
-
-    @property
-    def ended(self) -> bool:
-        """Whether the work has stopped (its worker let go of the engine)."""
-        return self.status in ENDED
-
-    @property
-    def budget(self) -> bool:
-        """Whether `total` is an upper bound (the work may end sooner) rather than a count."""
-        return self.unit in BUDGETS
-
-
-class Job:
-    """A job as its work sees it: report progress, check for Cancel, say which run it is.
-
-    Args:
-        kind: what it does.
-        title: what it does, in words.
-        owner: who started it.
-        total: units it will do at most, when known.
-        unit: what it counts.
-        clock: seconds, monotonic.
-    """
-
-    def __init__(
-        self,
-        kind: str,
-        title: str,
-        owner: str,
-        total: int | None,
-        unit: str,
-        clock: Callable[[], float],
-    ) -> None:
-        self.id = secrets.token_hex(6)
-        self.kind, self.title, self.owner, self.unit = kind, title, owner, unit
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._cancel = threading.Event()
-        self._over = threading.Event()
-        self._status = JobStatus.QUEUED
-        self._done, self._total = 0, total
-        self._started: float | None = None
-        self._stage: str | None = None
-        self._stage_started: float | None = None
-        self._ended: float | None = None
-        self._message: str | None = None
-        self._run_id: int | None = None
-        self.result: Any = None
-
-    @property
-    def cancelled(self) -> bool:
-        """Whether Cancel was pressed: the work should stop at its next chance."""
-        return self._cancel.is_set()
-
-    def check(self) -> None:
-        """Stop here if Cancel was pressed.
-
-        Raises:
-            JobCancelledError: it was.
-        """
-        if self._cancel.is_set():
-            raise JobCancelledError("Cancelled.")
-
-    def advance(self, done: int, total: int | None = None) -> None:
-        """Say how many units are done (and, when it is known better now, the total)."""
-        with self._lock:
-            self._done = done
-            if total is not None:
-                self._total = total
-
-    def add(self, units: int) -> None:
-        """Count `units` more done (tokens as they are decoded)."""
-        with self._lock:
-            self._done += units
-
-    def begin_stage(self, stage: str, total: int | None, unit: str) -> None:
-        """Start a stage of the work, counted from zero in its own unit with its own ETA.
-
-        A stage's start is a natural place to stop, so a cancelled job stops here.
-
-        Raises:
-            JobCancelledError: Cancel was pressed.
-        """
-        self.check()
-        with self._lock:
-            self._stage, self._done, self._total, self.unit = stage, 0, total, unit
-            self._stage_started = self._clock()
-
-    def wait(self, timeout_s: float | None = None) -> bool:
-        """Block until the job has ended (its worker let go); whether it did within the time."""
-        return self._over.wait(timeout_s)
-
-    def attach_run(self, run_id: int) -> None:
-        """Name the run-store record this job's work writes."""
-        with self._lock:
-            self._run_id = run_id
-
-    def view(self) -> JobView:
-        """This moment of the job."""
-        with self._lock:
-            now = self._clock() if self._ended is None else self._ended
-            elapsed = 0.0 if self._started is None else max(0.0, now - self._started)
-            since = self._stage_started if self._stage_started is not None else self._started
-            spent = 0.0 if since is None else max(0.0, now - since)
-            eta = None
-            if self._status is JobStatus.RUNNING and self._total and self._done and spent > 0:
-                eta = max(0, self._total - self._done) * spent / self._done
-            return JobView(
-                self.id,
-                self.kind,
-                self.title,
-                self.owner,
-                self._status,
-                self._cancel.is_set() and self._status not in ENDED,
-                self._done,
-                self._total,
-                self.unit,
-                elapsed,
-                eta,
-                self._message,
-                self._run_id,
-                self._stage,
-            )
-
-    def _request_cancel(self) -> None:
-        with self._lock:
-            self._cancel.set()
-            if self._status is JobStatus.QUEUED:  # never started: nothing to wait for
-                self._status, self._message = JobStatus.CANCELLED, "Cancelled before it started."
-                self._over.set()
-
-    def _begin(self) -> bool:
-        with self._lock:
-            if self._status is not JobStatus.QUEUED:
-                return False
-            self._status, self._started = JobStatus.RUNNING, self._clock()
-            return True
-
-    def _end(self, status: JobStatus, message: str | None, result: Any = None) -> None:
-        with self._lock:
-            self._status, self._message, self._ended = status, message, self._clock()
-            self.result = result
-        self._over.set()
 
 
 def current_job() -> Job | None:
@@ -342,19 +165,37 @@ class JobRegistry:
         *,
         total: int | None = None,
         unit: str = "tokens",
+        pooled: bool = True,
     ) -> Job:
         """Start `work(job)` on a worker; returns the job at once.
 
         What `work` returns becomes `job.result`. A `JobCancelledError`, or any error after
         Cancel was pressed, ends it `cancelled`; a domain error ends it `failed` with its
         message; anything else is logged and ends it `failed` without its text (which can hold
-        paths or secrets).
+        paths or secrets). Either way the error itself is kept as `job.error`, for a caller
+        that follows the job and reports it as if it had run the work itself.
+
+        Args:
+            kind: what it does (`Job.kind`; a page's panel of that kind reopens it).
+            owner: who started it.
+            title: what it does, in words.
+            work: the work, given its job.
+            total: units it will do at most, when known (it may say later).
+            unit: what it counts.
+            pooled: run on the bounded pool (waiting `queued` for a worker). A Playground step
+                is not pooled: `backend.fair_use` already admits steps (a baseline one at
+                once, a model one in its turn, its place shown), so it starts on its own
+                thread and never waits behind a benchmark for a worker.
         """
         job = Job(kind, title, owner, total, unit, self._clock)
         with self._lock:
             self._jobs[job.id] = job
             self._forget_old()
-        self._pool.submit(self._run, job, work)
+        if pooled:
+            self._pool.submit(self._run, job, work)
+        else:
+            name = f"awp-{kind}-{job.id}"
+            threading.Thread(target=self._run, args=(job, work), name=name, daemon=True).start()
         return job
 
     def get(self, job_id: str) -> Job:
@@ -388,13 +229,28 @@ class JobRegistry:
         views = [job.view() for job in reversed(jobs)]
         return [view for view in views if owner is None or view.owner == owner]
 
-    def close(self) -> None:
-        """Cancel every job and stop taking new ones (workers finish their current check)."""
+    def close(self, grace_s: float = GRACE_S) -> list[JobView]:
+        """Cancel every job, wait for their work to let go, and stop taking new ones.
+
+        The composition root closes the registry first and the engines and the database after
+        it: work still running when those close fails under them, and a run it writes could
+        no longer be marked as ended. Work cancelled here ends `cancelled` with the reason
+        "The server stopped" (a run record reads `interrupted`, saying so).
+
+        Returns:
+            The jobs whose work had not let go after `grace_s` (logged; a run of theirs stays
+            `running`, which the next start's reaping marks interrupted).
+        """
         with self._lock:
             jobs = list(self._jobs.values())
         for job in jobs:
-            job._request_cancel()
+            job._request_cancel(STOPPING)
+        deadline = time.monotonic() + grace_s
+        stuck = [job for job in jobs if not job.wait(max(0.0, deadline - time.monotonic()))]
+        for job in stuck:
+            logger.warning("%s job %s still running at shutdown", job.kind, job.id)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        return [job.view() for job in stuck]
 
     def _forget_old(self) -> None:
         ended = [job_id for job_id, job in self._jobs.items() if job.view().ended]
@@ -410,12 +266,12 @@ class JobRegistry:
             result = work(job)
         except Exception as exc:
             if job.cancelled or isinstance(exc, JobCancelledError):
-                job._end(JobStatus.CANCELLED, "Cancelled.")
+                job._end(JobStatus.CANCELLED, f"{job.reason}.", error=exc)
             elif isinstance(exc, AWPError):
-                job._end(JobStatus.FAILED, str(exc))
+                job._end(JobStatus.FAILED, str(exc), error=exc)
             else:
                 logger.exception("%s job %s failed", job.kind, job.id)
-                job._end(JobStatus.FAILED, UNEXPECTED)
+                job._end(JobStatus.FAILED, UNEXPECTED, error=exc)
         else:
             job._end(JobStatus.FINISHED, None, result)
         finally:

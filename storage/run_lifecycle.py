@@ -25,7 +25,8 @@ logger = logging.getLogger(__name__)
 
 UNEXPECTED = "Failed unexpectedly; see the server log."
 CANCELLED = "Cancelled"
-"""How an interrupted run's message begins when the person cancelled its job."""
+"""How an interrupted run's message begins when the person cancelled its job (a job cancelled
+because the server stopped says so instead)."""
 
 
 class RunHandle:
@@ -88,8 +89,9 @@ def recorded(
     except KeyboardInterrupt:
         _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir))
         raise
-    except JobCancelledError:  # the person pressed Cancel: stopped, not broken
-        _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir, CANCELLED))
+    except JobCancelledError as exc:  # Cancel, or the server stopping: stopped, not broken
+        cause = str(exc).rstrip(".") or CANCELLED  # "Cancelled", "The server stopped"
+        _end(store, handle.id, RunStatus.INTERRUPTED, kind.interrupted_message(out_dir, cause))
         raise
     except AWPError as exc:
         _end(store, handle.id, RunStatus.FAILED, str(exc))

@@ -4,7 +4,8 @@ Every page is rendered and then wired; the page load picks the tab a link names
 (`?workspace=`, `?tab=`, `?session=`, `?run=`, `?item=`, `?prediction=`, `?recording=` with
 `&turn=`, `?annotation=`), shows admins their pages, and fills the pages that read the database
 on open (Start, Sessions, Runs, a linked recording on Replay); a `?job=`
-link reopens a running job (futures, a verdict, a battle) on the page that started it.
+link reopens a running job (a step, futures, a verdict, a battle, a run) on the page that started
+it.
 """
 
 from __future__ import annotations

@@ -12,11 +12,13 @@ a study with overlap 2 or 3 measures people against each other on the same battl
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from backend.benchmark.items import BenchItem, items_from_trajectories
 from backend.compare.contenders import Contender, draw_pair
 from backend.compare.report import ArenaReport, arena_report
+from backend.engines.base import engine_spec
 from backend.errors import NotFoundError
 from backend.jobs import carried, current_job
 from backend.recording import NewSession
@@ -28,6 +30,20 @@ from ui.services import Services, chosen_model
 
 TRAJECTORY_SAMPLE = 500
 """How many stored recordings a battle's step is drawn from."""
+
+
+def battle_budget(contenders: Sequence[Contender], requests: Sequence[SimRequest]) -> int | None:
+    """What a battle's two predictions may decode in all: the bound of its honest ETA.
+
+    A baseline contender decodes nothing, so its budget is no part of the bound (a battle of two
+    baselines has none, and its line counts no tokens).
+    """
+    budgets = [
+        request.params.max_new_tokens
+        for contender, request in zip(contenders, requests, strict=True)
+        if not engine_spec(contender.engine).baseline
+    ]
+    return sum(budgets) or None
 
 
 class Arena:
@@ -57,8 +73,8 @@ class Arena:
         first, second = draw_pair(list(self.services.contenders), self.rng)
         requests = [self._request(item, contender) for contender in (first, second)]
         job = current_job()
-        if job is not None:  # what the two predictions may decode, in all
-            job.advance(0, sum(request.params.max_new_tokens for request in requests))
+        if job is not None:
+            job.advance(0, battle_budget((first, second), requests))
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="awp-arena") as pool:
             futures = [
                 pool.submit(carried(self._predict), contender, request)

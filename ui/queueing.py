@@ -1,14 +1,13 @@
 """A step's turn at the engine, as the pages take it: admitted, queued with its place shown, freed.
 
-`backend.fair_use.FairUse` decides who steps when; this module is how a page's streaming callback
-waits for that turn without holding a worker thread for long: it polls the ticket and yields
-the person's place in the queue every `POLL_S`, which the page shows near its Step button.
+`backend.fair_use.FairUse` decides who steps when; this module is how a Playground step's job
+waits for that turn: it polls the ticket and reads the person's place in the queue every
+`POLL_S`, which the page shows in the step's job line.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import gradio as gr
 
@@ -20,25 +19,25 @@ POLL_S = 1.0
 """How often a waiting step rereads its place (and frees its worker thread)."""
 
 
-@contextmanager
-def waited_turn(services: Services, request: gr.Request, engine: str) -> Iterator[Iterator[str]]:
-    """Admit one step on `engine`; the body iterates the queue lines, then steps.
+def admitted(services: Services, request: gr.Request, engine: str) -> Ticket:
+    """Admit one step on `engine`: its ticket, whose turn may not have come yet.
 
-    The lines end when the step's turn has come (at once for a baseline engine); the place is
-    given back when the block ends, however it ends (done, failed, stopped).
+    The caller waits with `places` and releases the ticket (a context manager) when the step
+    ends, however it ends (done, failed, cancelled).
 
     Raises:
-        BusyError: `person` already has their share of steps in flight.
+        BusyError: the person already has their share of steps in flight.
         UnknownNameError: no such engine.
     """
-    ticket = services.fair.admit(person_of(services, request), engine_spec(engine).baseline)
-    try:
-        yield _lines(ticket)
-    finally:
-        ticket.release()
+    return services.fair.admit(person_of(services, request), engine_spec(engine).baseline)
 
 
-def _lines(ticket: Ticket) -> Iterator[str]:
+def places(ticket: Ticket) -> Iterator[str]:
+    """The person's place in the queue every `POLL_S` until the ticket's turn has come.
+
+    Ends at once for a baseline engine; after a wait, its last line is "" (the place shown
+    goes away when the step starts).
+    """
     waited = False
     while not ticket.wait(POLL_S):
         waited = True
@@ -56,7 +55,7 @@ def blocking_turn(services: Services, request: gr.Request, engine: str) -> Ticke
         BusyError: `person` already has their share of steps in flight.
         UnknownNameError: no such engine.
     """
-    ticket = services.fair.admit(person_of(services, request), engine_spec(engine).baseline)
+    ticket = admitted(services, request, engine)
     ticket.wait()
     return ticket
 

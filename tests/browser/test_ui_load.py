@@ -47,7 +47,7 @@ def test_concurrent_tabs_are_all_served_and_the_waiting_see_the_queue(browser, t
             open_app(page, tiny_app.url)
         for page in pages:
             page.locator("#pg-step").click()
-        last = pages[-1].locator("#pg-queue")
+        last = pages[-1].locator("#pg-job")  # the step job's line shows its place
         last.get_by_text("ahead of you", exact=False).first.wait_for(timeout=60_000)
         for page in pages:
             page.wait_for_function(STORED, timeout=120_000)

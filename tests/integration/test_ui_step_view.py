@@ -68,18 +68,23 @@ def test_streaming_frames_name_their_step_and_hide_old_scores(client: Client):
     first = named(client.predict(loaded["action"], engine="persistence", api_name="/step"))
     shown, error = frames(client, first["action"], engine="persistence")
     assert error is None
-    opening = shown[0]
-    assert "Generating step 2" in opening["status"]
+    opening = shown[0]  # the step's job started: nothing of step 1 stays on screen
+    assert "Step 2 started" in opening["status"]
     assert "after step 2" in opening["predicted"] and "after step 2" in opening["real"]
     assert "Scores appear when the prediction is complete" in opening["scores"]
-    assert "after step 2" in shown[-1]["predicted"]
+    # The streamed frames that show text (others move the job line only), then the stored step.
+    for frame in shown[1:]:
+        assert not isinstance(frame["predicted"], str) or "after step 2" in frame["predicted"]
+    assert "Stored as prediction" in shown[-1]["status"]
 
 
-def test_stop_shows_that_nothing_was_stored(client: Client):
-    client.predict("terminal", RECORDING, 0, api_name="/load_turn")
-    stopped = named(client.predict(OFF_RECORDING, api_name="/stop_step"))
-    assert "You stopped it" in stopped["status"] and "Nothing was stored" in stopped["status"]
-    assert "No real state shown" in stopped["real"]
+def test_a_step_is_a_job_whose_line_says_what_it_did(client: Client, app: RunningApp):
+    loaded = named(client.predict("terminal", RECORDING, 0, api_name="/load_turn"))
+    done = named(client.predict(loaded["action"], engine="persistence", api_name="/step"))
+    line = done["job"]
+    assert 'data-status="finished"' in line and "Step 1 (persistence): done in" in line
+    job = next(view for view in app.context.jobs.listed() if view.kind == "step")
+    assert job.status == "finished" and f"?job={job.id}" not in line  # ended: no reopen link
 
 
 def test_the_oracle_off_the_recording_is_flagged_before_the_step(client: Client):
@@ -101,23 +106,38 @@ def test_a_slow_first_use_of_a_model_says_so(client: Client, tiny_model_dir: Pat
         max_new_tokens=4,
     )
     assert error is None, error
-    assert "Preparing the transformers model" in shown[0]["status"]
-    assert "Generating step 1" in shown[1]["status"]
+    statuses = [str(frame["status"]) for frame in shown]
+    preparing = next(i for i, s in enumerate(statuses) if "Preparing the transformers model" in s)
+    generating = next(i for i, s in enumerate(statuses) if "Generating step 1" in s)
+    assert preparing < generating
 
 
-def test_stop_releases_an_in_process_engine(client: Client, app: RunningApp, tiny_model_dir: Path):
-    """A stopped step stores nothing and must not keep the model busy for the next step."""
+def test_cancel_releases_an_in_process_engine(
+    client: Client, app: RunningApp, tiny_model_dir: Path
+):
+    """A cancelled step stores nothing and must not keep the model busy for the next step."""
     client.predict("terminal", "", api_name="/start_blank")
     before = stored_sessions(app)
     engine = {"engine": "transformers", "model": str(tiny_model_dir)}
-    job = client.submit(OFF_RECORDING, **engine, max_new_tokens=100_000, api_name="/step")
-    deadline = time.monotonic() + 120
-    while not any("Generating" in str(frame) for frame in job.outputs()):
-        assert time.monotonic() < deadline, "the step never started"
-        time.sleep(0.2)
-    job.cancel()
-    client.predict(OFF_RECORDING, api_name="/stop_step")
-    assert stored_sessions(app) == before  # the stopped step stored nothing
+    running = client.submit(OFF_RECORDING, **engine, max_new_tokens=100_000, api_name="/step")
+    job = None
+    for _ in range(1200):  # until it decodes: the model may load first
+        steps = [view for view in app.context.jobs.listed() if view.kind == "step"]
+        if steps and steps[0].status == "running" and steps[0].done:
+            job = app.context.jobs.get(steps[0].id)
+            break
+        time.sleep(0.1)
+    assert job is not None, "the step never decoded a token"
+    line, _ = client.predict(api_name="/step_cancel")
+    assert "cancelling" in line or 'data-status="cancelled"' in line
+    assert job.wait(120)
+    running.result()  # the callback ends without an error: the step says it was cancelled
+    last = named(running.outputs()[-1])
+    assert "You cancelled it" in last["status"] and "Nothing was stored" in last["status"]
+    assert "cancelled after" in last["job"] and "the engine is free" in last["job"]
+    ended = job.view()
+    assert ended.status == "cancelled" and 0 < ended.done < 100_000  # stopped mid-way
+    assert stored_sessions(app) == before  # the cancelled step stored nothing
     done = named(client.predict(OFF_RECORDING, **engine, max_new_tokens=4, api_name="/step"))
     assert "Stored as prediction" in done["status"]
     assert stored_sessions(app) == before + 1

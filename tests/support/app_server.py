@@ -56,7 +56,7 @@ STEP_OUTPUTS = (
     "diff",
     "timeline",
     "screenshot",
-    "queue",
+    "job",
 )
 """Outputs of /load_turn, /step, /rewind and /branch (the session state is hidden)."""
 

@@ -164,3 +164,34 @@ def test_an_unknown_job_is_a_clear_error() -> None:
     with pytest.raises(NotFoundError, match="not known here"):
         registry.get("nope")
     registry.close()
+
+
+def test_an_unpooled_job_starts_at_once_beside_a_busy_pool() -> None:
+    """A Playground step is admitted by fair use, not by the pool: it never waits for a worker."""
+    registry = JobRegistry(workers=1)
+    started = threading.Event()
+    long = registry.submit("bench", "ann", "Benchmark", until_cancelled(started))
+    assert started.wait(WAIT_S)
+    step = registry.submit("step", "ann", "Step 1", lambda job: "stepped", pooled=False)
+    assert step.wait(WAIT_S) and step.result == "stepped"
+    assert long.view().status is JobStatus.RUNNING  # the pool's only worker is still busy
+    registry.close()
+    assert long.view().status is JobStatus.CANCELLED
+
+
+def test_close_waits_for_work_to_let_go_and_names_what_did_not() -> None:
+    registry = JobRegistry(workers=2)
+    started, release = threading.Event(), threading.Event()
+
+    def stubborn(job: Job) -> None:  # ignores Cancel until told to stop
+        started.set()
+        release.wait(WAIT_S)
+
+    stuck = registry.submit("train", "admin", "Training", stubborn)
+    assert started.wait(WAIT_S)
+    cancelled = registry.submit("futures", "ann", "Sampling", until_cancelled(threading.Event()))
+    [left] = registry.close(grace_s=0.5)
+    assert left.id == stuck.id and cancelled.view().status is JobStatus.CANCELLED
+    assert cancelled.view().message == "The server stopped."
+    release.set()
+    assert stuck.wait(WAIT_S)  # it let go in the end (what the reaping of its run is for)

@@ -179,6 +179,34 @@ def wire(
         # at once): the poll is what shows its result.
         return attached(panel, job.view()) | {panel.job: job.id, panel.timer: gr.Timer(active=True)}
 
+    button.click(
+        begin,
+        list(inputs),
+        panel.controls,
+        inputs_kwargs=inputs_kwargs,
+        api_name=api_name,
+        concurrency_limit=None,
+    )
+    follow(panel, services, show, outputs, api_name, stopped)
+
+
+def follow(
+    panel: JobPanel,
+    services: Services,
+    show: Callable[[Any], dict[Any, Any]],
+    outputs: Sequence[Any],
+    api_name: str,
+    stopped: Callable[[], dict[Any, Any]] | None = None,
+    unfinished: Callable[[Job], dict[Any, Any]] | None = None,
+) -> None:
+    """The panel's timer polls its job (`{api_name}_poll`) and its Cancel stops it.
+
+    `wire` calls it for a button that only starts a job; a page whose button follows its job
+    itself (the Playground's Step streams its text) calls it alone, for the Cancel and for a
+    job a reloaded page reopens. `unfinished(job)` updates `outputs` while the job runs and
+    once it ended without a result (a step's text so far, then that it was not taken).
+    """
+
     def poll(job_id: str | None, request: gr.Request) -> dict[Any, Any]:
         if job_id is None:
             return {panel.timer: gr.Timer(active=False)}
@@ -200,6 +228,8 @@ def wire(
                 updates[panel.line] = inline_error(exc)
         elif view.ended and stopped is not None:
             updates |= stopped()
+        if view.status is not JobStatus.FINISHED and unfinished is not None:
+            updates |= unfinished(job)
         return updates
 
     def cancel(job_id: str | None, request: gr.Request) -> dict[Any, Any]:
@@ -212,14 +242,6 @@ def wire(
         except (NotFoundError, AccessDeniedError) as exc:
             return {panel.line: inline_error(exc)}
 
-    button.click(
-        begin,
-        list(inputs),
-        panel.controls,
-        inputs_kwargs=inputs_kwargs,
-        api_name=api_name,
-        concurrency_limit=None,
-    )
     panel.timer.tick(
         poll,
         [panel.job],

@@ -8,21 +8,23 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
-from backend.errors import AWPError
-from ui.errors import GENERIC_MESSAGE, guarded
+from ui.errors import guarded
 from ui.pages import (
     engine_panel,
     futures,
+    job_panel,
     judge_button,
     playground_start,
+    playground_step,
     playground_view,
     playground_world,
 )
 from ui.pages.engine_panel import EnginePanel
+from ui.pages.job_panel import JobPanel
 from ui.pages.playground_start import StartControls
-from ui.play import Done, Playground
+from ui.play import Playground
 from ui.provenance import correction_ids
-from ui.queueing import waited_turn
+from ui.queueing import admitted
 from ui.services import Services
 from ui.session import PlaySession
 
@@ -49,8 +51,7 @@ class PlaygroundPage:
     action: gr.Textbox
     check: gr.Markdown
     step: gr.Button
-    stop: gr.Button
-    queue: gr.Markdown
+    job: JobPanel
     view: playground_view.StepView
     position: gr.Number
     rewind: gr.Button
@@ -91,11 +92,9 @@ def render(services: Services) -> PlaygroundPage:
                 elem_id="pg-action",
             )
             check = gr.Markdown("", label="Validation", elem_id="pg-check")
-            with gr.Row():
-                step = gr.Button("Step ▶", variant="primary", elem_id="pg-step", scale=3)
-                stop = gr.Button("Stop", variant="stop", elem_id="pg-stop", scale=1)
-            # While a step waits for the model: how many steps are ahead of it.
-            queue = gr.Markdown("", elem_id="pg-queue")
+            step = gr.Button("Step ▶", variant="primary", elem_id="pg-step")
+            # The step's job: its place in the queue, tokens, elapsed, what is left; Cancel.
+            job = job_panel.render("pg", playground_step.KIND, "playground")
             view = playground_view.render("pg", playground_view.present(session))
             with gr.Row():
                 position = gr.Number(
@@ -114,8 +113,7 @@ def render(services: Services) -> PlaygroundPage:
         action,
         check,
         step,
-        stop,
-        queue,
+        job,
         view,
         position,
         rewind,
@@ -129,7 +127,10 @@ def render(services: Services) -> PlaygroundPage:
 def wire(page: PlaygroundPage, services: Services) -> None:
     """Bind the page's events to the playground service."""
     playground = Playground(services)
-    shown = [page.state, page.action, page.position, *page.view.outputs, page.queue]
+    panel = page.job
+    # The job line is last, where a step's place in the queue used to be shown; a load or
+    # a rewind leaves it as it was (the last step's outcome).
+    shown = [page.state, page.action, page.position, *page.view.outputs, panel.line]
 
     def present(session: PlaySession) -> dict[gr.components.Component, Any]:
         last = session.steps[-1].prediction if session.steps else None
@@ -139,7 +140,6 @@ def wire(page: PlaygroundPage, services: Services) -> None:
             page.action: playground_view.next_action(session),
             page.position: len(session.steps),
             **dict(zip(page.view.outputs, playground_view.present(session, places), strict=True)),
-            page.queue: "",
         }
 
     def select_domain(domain: str) -> dict:
@@ -188,28 +188,16 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         return [gr.validate(True, ""), gr.validate(not problem, problem), *valid]
 
     def step(session: PlaySession, action: str, request: gr.Request, **controls: Any):
+        # The step is a job; this callback follows it, streaming its text (see
+        # `playground_step`). Admission is here, so a person over their share is told at once.
         user = services.identify(request)
+        owner = services.identify(request, individual=True).name
         choice = services.choose_engine(user, **controls)
-        try:
-            with waited_turn(services, request, choice.engine) as turn:
-                for line in turn:
-                    yield {page.queue: line}
-                for event in playground.step(session, action, choice, user.name):
-                    if isinstance(event, Done):
-                        yield present(event.session)
-                    else:
-                        yield playground_view.streaming(page.view, event)
-        except Exception as exc:
-            # Clear every panel of the previous step before the error is shown.
-            message = str(exc) if isinstance(exc, AWPError) else GENERIC_MESSAGE
-            yield {**playground_view.failed(page.view, session, action, message), page.queue: ""}
-            raise
-
-    def stopped(session: PlaySession, action: str) -> dict:
-        return {
-            **playground_view.failed(page.view, session, action, "You stopped it."),
-            page.queue: "",
-        }
+        ticket = admitted(services, request, choice.engine)
+        job = playground_step.submit(
+            services, playground, session, action, choice, user.name, owner, ticket
+        )
+        yield from playground_step.follow(panel, page.view, job, ticket, session, action, present)
 
     def rewind(session: PlaySession, keep: float | None) -> dict:
         return present(playground.rewind(session, int(keep or 0)))
@@ -302,23 +290,25 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     )
     # No Gradio concurrency limit: `services.fair` queues model steps fairly (showing each
     # person their place) and lets baseline steps through at once.
-    stepping = page.step.click(
+    page.step.click(
         guarded(step),
         [page.state, page.action],
-        shown,
+        [*shown, panel.job, panel.cancel],  # not the timer: this callback follows the job itself
         inputs_kwargs=page.engine.kwargs,
         api_name="step",
         concurrency_limit=None,
         validator=check_step,
-        show_progress_on=[page.view.predicted],
+        show_progress="hidden",  # the job line shows the progress, and Cancel stays usable
     )
-    page.stop.click(
-        guarded(stopped),
-        [page.state, page.action],
-        shown,
-        cancels=[stepping],
-        api_name="stop_step",
-        queue=False,
+    # The panel's Cancel stops the step (the engine lets go within a token), and its poll
+    # follows a step a reloaded page reopened (`?job=`): its text so far, then the stored step.
+    job_panel.follow(
+        panel,
+        services,
+        present,
+        shown[:-1],
+        "step",
+        unfinished=lambda job: playground_step.reopened(panel, page.view, job),
     )
     page.rewind.click(
         guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap

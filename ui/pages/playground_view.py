@@ -254,11 +254,30 @@ def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.
     }
 
 
-def failed(
-    view: StepView, session: PlaySession, action: str, message: str
+def pending(
+    view: StepView, session: PlaySession, action: str
 ) -> dict[gr.components.Component, Any]:
-    """Updates of `view` after a step failed or was stopped: nothing stale stays."""
+    """Updates of `view` the moment a step starts: every panel of the previous step cleared.
+
+    A step is a job, and a fast one can end before its first text is read: this frame, not
+    the first streamed one, is what hides the previous step's real state, scores and diff.
+    """
     index = len(session.steps) + 1
+    return {
+        view.status: status_html(None, f"Step {index} started: waiting for the engine…"),
+        view.predicted: caption(index, action, "Predicted") + empty("…"),
+        view.real: caption(index, action, "Real") + empty("Shown with the prediction."),
+        view.reasoning: "",
+        view.scores: empty("Scores appear when the prediction is complete."),
+        view.diff: empty("The diff appears when the prediction is complete."),
+        view.screenshot: "",
+    }
+
+
+def failed(
+    view: StepView, index: int, action: str, message: str
+) -> dict[gr.components.Component, Any]:
+    """Updates of `view` after step `index` failed or was cancelled: nothing stale stays."""
     status = status_html(None, f"Step {index} was not taken: {message} Nothing was stored.")
     return {
         view.status: status,
