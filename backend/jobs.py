@@ -140,6 +140,8 @@ class Job:
         self._message: str | None = None
         self._run_id: int | None = None
         self.result: Any = None
+        self.asked: tuple[Any, ...] = ()
+        """What its page's form held when it started, so a reopened page shows those settings."""
 
     @property
     def cancelled(self) -> bool:

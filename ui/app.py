@@ -146,7 +146,7 @@ def build_blocks(services: Services) -> gr.Blocks:
         blocks.load(
             guarded(reopen_job),
             None,
-            [outer, *inner_tabs.values(), *(c for panel in panels for c in panel.controls)],
+            [outer, *inner_tabs.values(), *(c for panel in panels for c in panel.reopened)],
             api_name="reopen_job",
             concurrency_limit=None,
         )
