@@ -104,6 +104,7 @@ def build_blocks(services: Services) -> gr.Blocks:
 
         def whoami(request: gr.Request) -> dict[Any, Any]:
             user = services.identify(request)
+            start.warm(services)  # the Start page's model loads while the visitor reads
             query = dict(getattr(request, "query_params", {}) or {})
             space, page = linked_tabs(query)
             updates: dict[Any, Any] = {
