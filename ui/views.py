@@ -90,9 +90,18 @@ TASK_LEAD = 160
 """Characters of a task shown before the rest is folded."""
 
 
+PREAMBLE = re.compile(
+    r"^\s*We're currently solving the following [^.]*\.\s*(Here's the issue text:\s*)?"
+    r"(ISSUE:\s*)?",
+    re.IGNORECASE,
+)
+"""The SWE-agent harness's opening, the same on every recorded SWE and CTF task: the lead
+skips it, so it names the issue or the challenge instead."""
+
+
 def task_lead(task: str) -> str:
-    """The task's first sentence or line, at most `TASK_LEAD` characters."""
-    line = task.strip().split("\n", 1)[0]
+    """The task's first sentence or line (after a harness preamble), at most `TASK_LEAD` chars."""
+    line = (PREAMBLE.sub("", task, count=1).strip() or task.strip()).split("\n", 1)[0]
     found = re.search(r"[.!?](\s|$)", line)
     sentence = line[: found.end()].strip() if found else line
     return short(sentence, TASK_LEAD)

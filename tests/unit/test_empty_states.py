@@ -60,3 +60,18 @@ def test_a_short_task_is_one_line_and_a_run_on_one_is_cut():
     run_on = "word " * 100
     assert len(task_lead(run_on)) == TASK_LEAD and task_lead(run_on).endswith("…")
     assert "<details" in task_html(run_on)
+
+
+def test_the_lead_skips_the_harness_preamble_and_names_the_issue():
+    swe = (
+        "We're currently solving the following issue within our repository. Here's the issue "
+        "text:\nISSUE:\nTimeDelta serialization precision\nHi there!\n\nI just found..."
+    )
+    assert task_lead(swe) == "TimeDelta serialization precision"
+    ctf = (
+        "We're currently solving the following CTF challenge. The CTF challenge is a "
+        'cryptography problem named "BabyEncryption", worth 10 points. The description is:\n...'
+    )
+    assert task_lead(ctf) == (
+        'The CTF challenge is a cryptography problem named "BabyEncryption", worth 10 points.'
+    )

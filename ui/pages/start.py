@@ -77,9 +77,11 @@ def render(services: Services) -> StartPage:
         with gr.Column(min_width=240):
             embedded = gr.Button("3 · One embedded-model prediction", elem_id="st-embedded")
             gr.Markdown(
-                "The bundled SmolLM2 model predicts one terminal step on this machine's CPU, "
-                f"at most {DEMO_TOKENS} tokens: about a minute the first time (it loads), "
-                "less after. The time is shown."
+                "The bundled SmolLM2 model predicts one terminal step on this machine's CPU "
+                f"from the official prompt (about 760 tokens), writing at most {DEMO_TOKENS}. "
+                "It loads while you read this page; on the project's 2 shared test cores under "
+                "load it took 17-30 s once loaded, about 50 s if pressed as the app opens. The "
+                "time is shown."
             )
     result = gr.HTML(empty("Pick a demo."), elem_id="st-result")
     gr.Markdown("### Your next step")
