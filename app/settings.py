@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         "(what they ask for beyond it is cut to it).",
     )
     device: str = Field(default="cpu", description="Torch device for in-process engines.")
+    cpu_threads: int = Field(
+        default=1,
+        ge=0,
+        description="CPU threads of in-process torch models (the whole process); 0 lets torch use "
+        "every core. One avoids threads that wait on each other when other work shares the cores.",
+    )
     vllm_memory_utilization: float = Field(
         default=0.9,
         gt=0,
@@ -265,6 +271,7 @@ class Settings(BaseSettings):
             max_retries=self.max_retries,
             concurrency=self.concurrency,
             device=self.device,
+            cpu_threads=self.cpu_threads,
             extra_body=dict(self.openai_extra_body),
             vllm=VllmOptions(
                 memory_utilization=self.vllm_memory_utilization,

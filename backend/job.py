@@ -123,6 +123,8 @@ class Job:
         self._run_id: int | None = None
         self._reason = CANCELLED
         self.result: Any = None
+        self.asked: tuple[Any, ...] = ()
+        """What its page's form held when it started, so a reopened page shows those settings."""
         self.error: BaseException | None = None
         self.partial: Any = None
         """What the work has made so far (a step's text as it streams), for a page following it;

@@ -105,6 +105,7 @@ def build_blocks(services: Services) -> gr.Blocks:
 
         def whoami(request: gr.Request) -> dict[Any, Any]:
             user = services.identify(request)
+            start.warm(services)  # the Start page's model loads while the visitor reads
             query = dict(getattr(request, "query_params", {}) or {})
             space, page = linked_tabs(query)
             updates: dict[Any, Any] = {
@@ -147,7 +148,7 @@ def build_blocks(services: Services) -> gr.Blocks:
         blocks.load(
             guarded(reopen_job),
             None,
-            [outer, *inner_tabs.values(), *(c for panel in panels for c in panel.controls)],
+            [outer, *inner_tabs.values(), *(c for panel in panels for c in panel.reopened)],
             api_name="reopen_job",
             concurrency_limit=None,
         )

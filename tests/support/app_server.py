@@ -41,6 +41,7 @@ ARENA_OUTPUTS = (
     "people",
     "judge",
     "chart",
+    "chart_note",
     "agreement",
     "message",
 )

@@ -36,6 +36,14 @@ DIMENSION_HEADERS = [
     "alpha (all people)",
 ]
 JUDGE_VERDICTS = ("accept", "reject")
+NOT_YET_READ = (
+    "Press Refresh to list the predictions the judge and a person scored furthest apart; an "
+    "item is listed once it has both a judge verdict and a person's ratings."
+)
+NO_PAIR_YET = (
+    "No disagreement to list: no prediction has both a judge verdict and a person's ratings "
+    "yet. Judge predictions that people rated (Judge this, or awp judge) to fill it."
+)
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,7 @@ def render(services: Services) -> AgreementPage:
         elem_id="ag-confusion",
     )
     gr.Markdown("#### Worst disagreements (judge total against the person's mean rating)")
-    worst = gr.HTML(elem_id="ag-worst")
+    worst = gr.HTML(empty(NOT_YET_READ), elem_id="ag-worst")
     confidence = gr.Dataframe(
         headers=CONFIDENCE_HEADERS,
         interactive=False,
@@ -156,7 +164,7 @@ def worst_html(report: AgreementReport, domain: str) -> str:
     """The largest gaps, each linking to the prediction on the Annotate page."""
     rows = [d for d in report.worst if domain == ALL or d.domain == domain]
     if not rows:
-        return empty("No prediction has both a judge verdict and a person's ratings yet.")
+        return empty(NO_PAIR_YET)
     body = "".join(
         f"<tr><td><a href='?prediction={d.prediction_id}' target='_blank'>#{d.prediction_id}</a>"
         f"</td><td>{esc(d.domain)}</td><td>{esc(d.engine)}</td><td>{d.judge_total:.1f}</td>"

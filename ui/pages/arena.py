@@ -18,6 +18,7 @@ from backend.domains.base import all_domains, get_domain
 from backend.errors import BadInputError
 from backend.jobs import Job
 from storage.arena_items import ArenaPair
+from ui import plots
 from ui.arena import Arena
 from ui.compare_views import (
     BOARD_HEADERS,
@@ -56,13 +57,13 @@ class ArenaPage:
     board_domain: gr.Dropdown
     people: gr.Dataframe
     judge: gr.Dataframe
-    chart: gr.Plot
+    chart: plots.PlotSlot
     agreement: gr.Markdown
 
     @property
     def board(self) -> list[Any]:
         """The leaderboard components."""
-        return [self.people, self.judge, self.chart, self.agreement]
+        return [self.people, self.judge, *self.chart.parts, self.agreement]
 
     @property
     def shown(self) -> list[Any]:
@@ -118,7 +119,12 @@ def render(services: Services) -> ArenaPage:
                 label="LLM judge's votes (awp arena judge)",
                 elem_id="ar-judge",
             )
-        chart = gr.Plot(label="Ratings", elem_id="ar-chart")
+        chart = plots.render(
+            gr.Plot,
+            "Ratings",
+            "No votes yet: vote on a battle to rate its two contenders.",
+            elem_id="ar-chart",
+        )
         agreement = gr.Markdown(elem_id="ar-agreement")
     return ArenaPage(
         gr.State(None),
@@ -161,7 +167,7 @@ def board_values(
     return {
         page.people: board_rows(people.ratings if people else []),
         page.judge: board_rows(judge.ratings if judge else []),
-        page.chart: board_chart(report, domain),
+        **page.chart.show(board_chart(report, domain)),
         page.agreement: line,
     }
 

@@ -18,6 +18,7 @@ from backend.benchmark.results import BenchResults
 from backend.engines.base import engine_spec
 from backend.jobs import Job
 from backend.types import HistoryMode
+from ui import plots
 from ui.bench import PAST_HEADERS, RESULT_HEADERS, Benchmarks, BenchRequest, table
 from ui.errors import guarded
 from ui.pages import job_panel
@@ -39,7 +40,7 @@ class BenchmarkPage:
     job: job_panel.JobPanel
     status: gr.Markdown
     results: gr.Dataframe
-    chart: gr.Image
+    chart: plots.PlotSlot
     past: gr.Dataframe
     run_id: gr.Dropdown
     show: gr.Button
@@ -75,8 +76,13 @@ def render(services: Services) -> BenchmarkPage:
             job = job_panel.render("bm", "bench", "benchmark")
         with gr.Column(scale=2):
             status = gr.Markdown("Results appear here.", label="Status", elem_id="bm-status")
-            chart = gr.Image(
-                label="Per-domain chart", type="filepath", interactive=False, elem_id="bm-chart"
+            chart = plots.render(
+                gr.Image,
+                "Per-domain chart",
+                "No chart yet: run a benchmark, or show a past run, to chart its domains.",
+                type="filepath",
+                interactive=False,
+                elem_id="bm-chart",
             )
     results = gr.Dataframe(
         headers=RESULT_HEADERS,
@@ -164,17 +170,27 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         return {
             page.status: note,
             page.results: gr.Dataframe(rows, headers=headers),
-            page.chart: str(chart),
+            **page.chart.show(str(chart)),
             **relisted(),
         }
 
-    def show(run_id: str) -> list[Any]:
+    def show(run_id: str) -> dict[Any, Any]:
         past = benchmarks.load(run_id)
-        image = str(past.chart) if past.chart else None
+        chart = page.chart.show(
+            str(past.chart) if past.chart else None, "This run stored no chart."
+        )
         if past.results is None:
-            return [past.note(), gr.Dataframe(None, headers=RESULT_HEADERS), image]
+            return {
+                page.status: past.note(),
+                page.results: gr.Dataframe(None, headers=RESULT_HEADERS),
+                **chart,
+            }
         headers, rows = table(past.results)
-        return [past.note(), gr.Dataframe(rows, headers=headers), image]
+        return {
+            page.status: past.note(),
+            page.results: gr.Dataframe(rows, headers=headers),
+            **chart,
+        }
 
     inputs = [page.dataset, page.engines, page.judge, page.limit, page.history_mode]
     job_panel.wire(
@@ -184,14 +200,15 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         start,
         inputs,
         finished,
-        [page.status, page.results, page.chart, page.past, page.run_id],
+        [page.status, page.results, *page.chart.parts, page.past, page.run_id],
         api_name="bench_run",
         stopped=relisted,  # a cancelled or failed run is listed as it ended
+        form=True,  # a reopened job shows the settings it runs with
     )
     page.show.click(
         guarded(show),
         [page.run_id],
-        [page.status, page.results, page.chart],
+        [page.status, page.results, *page.chart.parts],
         api_name="bench_show",
         concurrency_limit=None,
     )

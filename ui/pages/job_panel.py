@@ -14,7 +14,7 @@ import dataclasses
 import functools
 import html
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
@@ -39,6 +39,8 @@ class JobPanel:
         line: progress, then the outcome.
         cancel: stops the job (shown while it runs).
         timer: polls the job while one is shown.
+        form: the inputs a reopened job fills again with what it was started with (its
+            settings, not the page's defaults); empty for a page whose inputs are not a form.
     """
 
     kind: str
@@ -47,11 +49,17 @@ class JobPanel:
     line: gr.HTML
     cancel: gr.Button
     timer: gr.Timer
+    form: list[Any] = field(default_factory=list)
 
     @property
     def controls(self) -> list[Any]:
         """What attaching a job updates."""
         return [self.job, self.line, self.cancel, self.timer]
+
+    @property
+    def reopened(self) -> list[Any]:
+        """What reopening a job updates: its line, and the form it was started from."""
+        return [*self.controls, *self.form]
 
 
 def render(prefix: str, kind: str, page: str) -> JobPanel:
@@ -161,13 +169,17 @@ def wire(
     api_name: str,
     inputs_kwargs: dict[str, Any] | None = None,
     stopped: Callable[[], dict[Any, Any]] | None = None,
+    form: bool = False,
 ) -> None:
     """`button` starts `start(*inputs, request, **inputs_kwargs) -> Job`; the panel follows it.
 
     `show(result)` fills `outputs` once the job finishes; a failure or Cancel leaves them as
     they were, except what `stopped()` updates then (a runs list, to show how the run ended).
-    A start that raises (bad input) says why in the line and starts nothing.
+    A start that raises (bad input) says why in the line and starts nothing. With `form`, the
+    job keeps its `inputs`' values, and a reopened job puts them back (`reopen`).
     """
+    if form:
+        panel.form.extend(inputs)
 
     @functools.wraps(start)
     def begin(*args: Any, **kwargs: Any) -> dict[Any, Any]:
@@ -175,6 +187,8 @@ def wire(
             job = start(*args, **kwargs)
         except Exception as exc:
             return {panel.line: inline_error(exc)}
+        if form:  # Gradio passes the request after the inputs: only the inputs are kept
+            job.asked = tuple(args[: len(inputs)])
         # Polled at least once, even when it ended before this answer (a judge that gives up
         # at once): the poll is what shows its result.
         return attached(panel, job.view()) | {panel.job: job.id, panel.timer: gr.Timer(active=True)}
@@ -277,7 +291,8 @@ def reopen(
 ) -> tuple[str | None, dict[Any, Any]]:
     """The `?job=` link's job, followed again by the panel of its kind (after a reload).
 
-    The panel polls it at once, so a job that ended meanwhile shows its result too.
+    The panel polls it at once, so a job that ended meanwhile shows its result too; a panel
+    with a form shows the settings the job was started with.
 
     Returns:
         The id of the page to show (None when the link names no job), and the updates.
@@ -294,9 +309,11 @@ def reopen(
     if panel is None:
         return None, {}
     view = job.view()
+    settings = dict(zip(panel.form, job.asked, strict=True)) if job.asked else {}
     return panel.page, {
         panel.job: job.id,
         panel.line: line_html(view),
         panel.cancel: gr.Button(visible=not view.ended, interactive=not view.cancelling),
         panel.timer: gr.Timer(active=True),
+        **settings,
     }

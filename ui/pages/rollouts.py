@@ -23,9 +23,15 @@ from ui.pages import job_panel, rollouts_honesty
 from ui.renderers import render as render_observation
 from ui.rollouts import MAX_EPISODES, PAST_HEADERS, RolloutRequest, Rollouts
 from ui.services import Services
+from ui.views import empty
 
 SUMMARY_HEADERS = ["domain", "episodes", "mean reward", "mean steps", "invalid %", "fidelity"]
 STEP_HEADERS = ["step", "action", "reward", "fidelity", "invalid"]
+NOTHING_YET = (
+    "**No rollout yet.** Choose a domain and an agent, then press **Run rollout**: the "
+    "summary of its episodes, and each step's prediction beside the real state, appear here."
+)
+NO_PAST_RUNS = "No past runs yet: each rollout is listed here with how it ended."
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,7 @@ class RolloutsPage:
     job: job_panel.JobPanel
     status: gr.Markdown
     summary: gr.Dataframe
+    opened: gr.Column
     episode: gr.Dropdown
     steps: gr.Dataframe
     step: gr.Number
@@ -49,6 +56,7 @@ class RolloutsPage:
     predicted: gr.HTML
     real: gr.HTML
     past: gr.Dataframe
+    past_empty: gr.HTML
     refresh: gr.Button
     rows: gr.State
     honesty: rollouts_honesty.HonestySection
@@ -97,37 +105,48 @@ def render(services: Services) -> RolloutsPage:
                 )
             job = job_panel.render("ro", "rollout", "rollouts")
         with gr.Column(scale=2):
-            status = gr.Markdown("Episodes appear here.", elem_id="ro-status")
+            status = gr.Markdown(NOTHING_YET, elem_id="ro-status")
+            # Hidden until a run finishes: before one, its empty tables would fill the page.
             summary = gr.Dataframe(
                 None,
                 headers=SUMMARY_HEADERS,
                 interactive=False,
                 label="Summary",
+                visible=False,
                 elem_id="ro-summary",
             )
-    with gr.Row():
-        episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
-        step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
-    steps = gr.Dataframe(
-        None, headers=STEP_HEADERS, interactive=False, label="Steps", wrap=True, elem_id="ro-steps"
-    )
-    action = gr.Code(label="Action", elem_id="ro-action")
-    with gr.Row(equal_height=False):
-        with gr.Column():
-            gr.Markdown("**Predicted** (the world model)")
-            predicted = gr.HTML(elem_id="ro-predicted")
-        with gr.Column():
-            gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
-            real = gr.HTML(elem_id="ro-real")
+    with gr.Column(visible=False, elem_id="ro-opened") as opened:
+        with gr.Row():
+            episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
+            step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
+        steps = gr.Dataframe(
+            None,
+            headers=STEP_HEADERS,
+            interactive=False,
+            label="Steps",
+            wrap=True,
+            elem_id="ro-steps",
+        )
+        action = gr.Code(label="Action", elem_id="ro-action")
+        with gr.Row(equal_height=False):
+            with gr.Column():
+                gr.Markdown("**Predicted** (the world model)")
+                predicted = gr.HTML(elem_id="ro-predicted")
+            with gr.Column():
+                gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
+                real = gr.HTML(elem_id="ro-real")
+    listed = Rollouts(services).listing()
     with gr.Accordion("Past runs", open=True):
         past = gr.Dataframe(
-            Rollouts(services).listing() or None,
+            listed or None,
             headers=PAST_HEADERS,
             interactive=False,
             label="Past runs",
             show_label=False,
+            visible=bool(listed),
             elem_id="ro-past",
         )
+        past_empty = gr.HTML(empty(NO_PAST_RUNS), visible=not listed, elem_id="ro-past-empty")
         refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
     honesty = rollouts_honesty.render()
     return RolloutsPage(
@@ -141,6 +160,7 @@ def render(services: Services) -> RolloutsPage:
         job,
         status,
         summary,
+        opened,
         episode,
         steps,
         step,
@@ -148,6 +168,7 @@ def render(services: Services) -> RolloutsPage:
         predicted,
         real,
         past,
+        past_empty,
         refresh,
         gr.State([]),
         honesty,
@@ -233,17 +254,23 @@ def wire(page: RolloutsPage, services: Services) -> None:
         shown = step_view(dumped, labels[0] if labels else "", 1)
         return {
             page.status: note,
-            page.summary: gr.Dataframe(table, headers=SUMMARY_HEADERS),
+            page.summary: gr.Dataframe(table, headers=SUMMARY_HEADERS, visible=True),
+            page.opened: gr.Column(visible=True),
             page.rows: dumped,
             page.episode: gr.Dropdown(labels, value=labels[0] if labels else None),
             **dict(zip(views, shown, strict=True)),
-            page.past: gr.Dataframe(rollouts.listing(), headers=PAST_HEADERS),
+            **listing(),
         }
 
-    def listing() -> Any:
-        return gr.Dataframe(rollouts.listing() or None, headers=PAST_HEADERS)
+    def listing() -> dict[Any, Any]:
+        rows = rollouts.listing()
+        return {
+            page.past: gr.Dataframe(rows or None, headers=PAST_HEADERS, visible=bool(rows)),
+            page.past_empty: gr.HTML(visible=not rows),
+        }
 
     inputs = [page.domain, page.agent, page.engine, page.episodes, page.max_steps, page.env]
+    past = [page.past, page.past_empty]
     job_panel.wire(
         page.job,
         services,
@@ -251,12 +278,13 @@ def wire(page: RolloutsPage, services: Services) -> None:
         start,
         inputs,
         finished,
-        [page.status, page.summary, page.rows, page.episode, *views, page.past],
+        [page.status, page.summary, page.opened, page.rows, page.episode, *views, *past],
         api_name="rollout_run",
-        stopped=lambda: {page.past: listing()},  # a cancelled or failed run is listed as it ended
+        stopped=listing,  # a cancelled or failed run is listed as it ended
+        form=True,  # a reopened job shows the settings it runs with
     )
     page.refresh.click(
-        guarded(listing), None, page.past, api_name="rollout_past", concurrency_limit=None
+        guarded(listing), None, past, api_name="rollout_past", concurrency_limit=None
     )
     shown = [page.rows, page.episode, page.step]
     page.episode.change(

@@ -16,6 +16,7 @@ import pandas as pd
 from backend.jobs import Job
 from backend.training.methods import METHODS
 from storage.run_kinds import TrainRun
+from ui import plots
 from ui.errors import guarded
 from ui.pages import job_panel
 from ui.services import Services
@@ -45,7 +46,7 @@ class TrainPage:
     runs: gr.Dataframe
     run_id: gr.Number
     report: gr.Markdown
-    loss: gr.LinePlot
+    loss: plots.PlotSlot
     use: gr.Button
     timer: gr.Timer
 
@@ -91,7 +92,14 @@ def render(services: Services) -> TrainPage:
                 0, label="Run shown (0: the newest)", precision=0, elem_id="tr-run-id"
             )
             report = gr.Markdown(elem_id="tr-report")
-            loss = gr.LinePlot(x="step", y="loss", title="Training loss", elem_id="tr-loss")
+            loss = plots.render(
+                gr.LinePlot,
+                "Training loss",
+                "No loss logged yet: it is drawn once a run has trained a step.",
+                x="step",
+                y="loss",
+                elem_id="tr-loss",
+            )
             use = gr.Button("Make this the Playground's model", elem_id="tr-use")
     timer = gr.Timer(REFRESH_S)
     return TrainPage(
@@ -142,24 +150,23 @@ def wire(page: TrainPage, services: Services) -> None:
         owner = services.identify(request, individual=True).name
         return start(services, services.identify(request), owner, ask)
 
-    def shown(chosen: int) -> tuple:
+    def shown(chosen: int) -> dict:
         listed = services.runs.list_runs(TrainRun)
         picked = [r for r in listed if r.id == chosen] or listed[:1]
         if not picked:
-            return [], "No training runs yet.", pd.DataFrame({"step": [], "loss": []})
+            return {page.runs: [], page.report: "No training runs yet.", **page.loss.show(None)}
         run = picked[0]
         curve = pd.DataFrame(run.losses, columns=["step", "loss"])
-        return run_rows(listed), run_report(run), curve
+        return {page.runs: run_rows(listed), page.report: run_report(run), **page.loss.show(curve)}
 
-    def refresh(chosen: float | None, request: gr.Request) -> tuple:
+    def refresh(chosen: float | None, request: gr.Request) -> dict:
         if not services.identify(request).is_admin:
-            return [], "", pd.DataFrame({"step": [], "loss": []})
+            return {page.runs: [], page.report: "", **page.loss.show(None)}
         return shown(int(chosen or 0))
 
     def ended(run_id: int | None = None) -> dict:
         # Only a job's owner (an admin: the page is theirs) polls it, so this shows no one else.
-        rows, report, curve = shown(run_id or 0)
-        updates = {page.runs: rows, page.report: report, page.loss: curve}
+        updates = shown(run_id or 0)
         return updates if run_id is None else {**updates, page.run_id: run_id}
 
     def use(chosen: float | None, request: gr.Request) -> str:
@@ -179,7 +186,7 @@ def wire(page: TrainPage, services: Services) -> None:
         page.eval_tokens,
         page.lora,
     ]
-    outputs = [page.runs, page.report, page.loss]
+    outputs = [page.runs, page.report, *page.loss.parts]
     job_panel.wire(
         page.job,
         services,
@@ -190,6 +197,7 @@ def wire(page: TrainPage, services: Services) -> None:
         [*outputs, page.run_id],
         api_name="train_start",
         stopped=ended,  # a cancelled or failed run is listed as it ended
+        form=True,  # a reopened job shows the settings it runs with
     )
     page.timer.tick(
         guarded(refresh), page.run_id, outputs, api_name="train_refresh", show_progress="hidden"
