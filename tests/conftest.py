@@ -36,6 +36,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if browser_dir in Path(item.path).parents:
             item.add_marker(pytest.mark.browser)
+    items[:] = heaviest_files_first(items)
+
+
+def heaviest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items, whole files at a time, those with the most slow or browser tests first.
+
+    The workers (`--dist loadfile --no-loadscope-reorder`, scripts/run_tests.sh) take files in
+    this order, so the files of a few minutes start early and the many light ones fill the end:
+    one worker no longer runs a model file alone while the other has finished. A file's tests
+    stay together and in their order, so its module fixtures are still built once.
+    """
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(Path(item.path), []).append(item)
+
+    def heavy(tests: list[pytest.Item]) -> int:
+        return sum(1 for test in tests if any(map(test.get_closest_marker, ("slow", "browser"))))
+
+    ordered = sorted(files.values(), key=heavy, reverse=True)  # stable: ties keep their order
+    return [item for tests in ordered for item in tests]
 
 
 @pytest.fixture(scope="session")

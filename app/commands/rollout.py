@@ -20,87 +20,97 @@ from backend.envs.sim.defaults import (
 from backend.errors import BadInputError
 
 if TYPE_CHECKING:
+    from app.context import AppContext
     from backend.envs.sim.honesty import HonestyMeter
     from backend.envs.sim.leaderboard import Leaderboard
+    from backend.envs.sim.report import EpisodeRow, Summary
+    from backend.envs.sim.service import RolloutParts, RolloutPlan
+
+
+Domains = Annotated[
+    str, typer.Option(help="Domain, or several comma-separated (terminal,web,...).")
+]
+Agents = Annotated[
+    str,
+    typer.Option(
+        help=f"`{REPLAY}`, `random[:SEED]`, `scripted[:SHARE]` or ENGINE[:MODEL][@T]; several, "
+        "comma-separated, are ranked (with --sim-to-real: the policy leaderboard).",
+    ),
+]
+WorldEngine = Annotated[str | None, typer.Option(help="The world model's engine.")]
+WorldModel = Annotated[str | None, typer.Option(help="The world model's model id.")]
+BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")]
+Tasks = Annotated[
+    str,
+    typer.Option(help="`bundled`, `live` (the live tasks), `blank`, or a JSONL file."),
+]
+Episodes = Annotated[int, typer.Option(help="Episodes per domain.", min=1)]
+Backing = Annotated[
+    str,
+    typer.Option(
+        help="sim (world model), live (real), shadow (real + predicted), hybrid (exact "
+        "executors where the domain's routing policy allows, the world model elsewhere).",
+    ),
+]
+SimToReal = Annotated[
+    bool,
+    typer.Option(
+        help="Replay each simulated episode live: divergence, agreement. The world model "
+        "then runs without grounding and record answers (its live twins would be in them).",
+    ),
+]
+Reward = Annotated[str, typer.Option(help="Reward model: reference, task_judge or live.")]
+Judge = Annotated[
+    str | None,
+    typer.Option(help="Engine of the task_judge reward (default: the world's)."),
+]
+MaxSteps = Annotated[int, typer.Option(help="Steps before truncation.", min=1)]
+Batch = Annotated[int, typer.Option(help="Episodes stepped together.", min=1)]
+MaxNewTokens = Annotated[
+    int | None,
+    typer.Option(help="World-model completion budget.", min=1),
+]
+AgentMaxNewTokens = Annotated[int, typer.Option(help="Agent completion budget.", min=1)]
+Record = Annotated[bool, typer.Option(help="Store episodes as sessions.")]
+Out = Annotated[Path, typer.Option(help="Folder for rollouts.jsonl and summary.json.")]
+World = Annotated[
+    Path | None,
+    typer.Option(help="A world file: every episode starts there, with its seed and prompt."),
+]
+Replays = Annotated[
+    int,
+    typer.Option(help="With --sim-to-real: replays of each episode in sim (variance).", min=0),
+]
 
 
 def rollout(
-    domain: Annotated[
-        str, typer.Option(help="Domain, or several comma-separated (terminal,web,...).")
-    ] = "",
-    agent: Annotated[
-        str,
-        typer.Option(
-            help=f"`{REPLAY}`, `random[:SEED]`, `scripted[:SHARE]` or ENGINE[:MODEL][@T]; several, "
-            "comma-separated, are ranked (with --sim-to-real: the policy leaderboard)."
-        ),
-    ] = "transformers",
-    engine: Annotated[str | None, typer.Option(help="The world model's engine.")] = None,
-    model: Annotated[str | None, typer.Option(help="The world model's model id.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
-    tasks: Annotated[
-        str, typer.Option(help="`bundled`, `live` (the live tasks), `blank`, or a JSONL file.")
-    ] = "bundled",
-    episodes: Annotated[int, typer.Option(help="Episodes per domain.", min=1)] = 1,
-    env: Annotated[
-        str,
-        typer.Option(
-            help="sim (world model), live (real), shadow (real + predicted), hybrid (exact "
-            "executors where the domain's routing policy allows, the world model elsewhere)."
-        ),
-    ] = "sim",
-    sim_to_real: Annotated[
-        bool,
-        typer.Option(
-            help="Replay each simulated episode live: divergence, agreement. The world model "
-            "then runs without grounding and record answers (its live twins would be in them)."
-        ),
-    ] = False,
-    reward: Annotated[
-        str, typer.Option(help="Reward model: reference, task_judge or live.")
-    ] = DEFAULT_REWARD,
-    judge: Annotated[
-        str | None, typer.Option(help="Engine of the task_judge reward (default: the world's).")
-    ] = None,
-    max_steps: Annotated[
-        int, typer.Option(help="Steps before truncation.", min=1)
-    ] = DEFAULT_MAX_STEPS,
-    batch: Annotated[int, typer.Option(help="Episodes stepped together.", min=1)] = DEFAULT_BATCH,
-    max_new_tokens: Annotated[
-        int | None, typer.Option(help="World-model completion budget.", min=1)
-    ] = None,
-    agent_max_new_tokens: Annotated[
-        int, typer.Option(help="Agent completion budget.", min=1)
-    ] = AGENT_MAX_NEW_TOKENS,
-    record: Annotated[bool, typer.Option(help="Store episodes as sessions.")] = True,
-    out: Annotated[Path, typer.Option(help="Folder for rollouts.jsonl and summary.json.")] = Path(
-        "rollouts"
-    ),
-    world: Annotated[
-        Path | None,
-        typer.Option(help="A world file: every episode starts there, with its seed and prompt."),
-    ] = None,
-    replays: Annotated[
-        int,
-        typer.Option(help="With --sim-to-real: replays of each episode in sim (variance).", min=0),
-    ] = 0,
+    domain: Domains = "",
+    agent: Agents = "transformers",
+    engine: WorldEngine = None,
+    model: WorldModel = None,
+    base_url: BaseUrl = None,
+    tasks: Tasks = "bundled",
+    episodes: Episodes = 1,
+    env: Backing = "sim",
+    sim_to_real: SimToReal = False,
+    reward: Reward = DEFAULT_REWARD,
+    judge: Judge = None,
+    max_steps: MaxSteps = DEFAULT_MAX_STEPS,
+    batch: Batch = DEFAULT_BATCH,
+    max_new_tokens: MaxNewTokens = None,
+    agent_max_new_tokens: AgentMaxNewTokens = AGENT_MAX_NEW_TOKENS,
+    record: Record = True,
+    out: Out = Path("rollouts"),
+    world: World = None,
+    replays: Replays = 0,
 ) -> None:
     """Run agent episodes; write rollouts.jsonl and summary.json, store episodes in SQL."""
-    from tqdm import tqdm
-
     from app.commands.live import say_limits
     from app.context import build_context
     from backend.envs.sim.episode import backing_named
-    from backend.envs.sim.report import EpisodeRow
-    from backend.envs.sim.service import RolloutParts, RolloutPlan
-    from storage.rollout_runs import record_rollouts
+    from backend.envs.sim.service import RolloutPlan
 
-    domains = tuple(name.strip() for name in domain.split(",") if name.strip())
-    if not domains and world is None:
-        message = "Give --domain (or --world, whose file names its domain)."
-        raise BadInputError(
-            f"--domain {domain!r} names no domain. {message}" if domain else message
-        )
+    domains = _domains(domain, world)
     if reward == "live" and env == "sim" and not sim_to_real:
         raise BadInputError(
             "--reward live scores what a live environment did: use --env live or shadow."
@@ -122,48 +132,90 @@ def rollout(
         replays=replays,
     )
     with build_context(max_new_tokens=max_new_tokens) as context:
-        settings = context.settings
         if env != "sim" or sim_to_real:
-            say_limits(settings)
-        parts = RolloutParts(
-            # A sim-to-real run's live twins are stored as it goes: grounding on them, or
-            # answering from their record, would let the simulated side copy reality.
-            world=context.simulator(
-                engine,
-                model,
-                base_url,
-                grounding=False if sim_to_real else None,
-                record=False if sim_to_real else None,
-            ),
-            engines=context.engine,
-            params=settings.sampling(),
-            history_mode=settings.history_mode,
-            live_config=settings.live_config(),
-            recorder=context.sessions if record else None,
-            trajectories=context.trajectories if record else None,
-            min_confidence=settings.hybrid_min_confidence,
-            live_pool=context.live_pool,
-        )
+            say_limits(context.settings)
+        parts = _parts(context, (engine, model, base_url), sim_to_real, record)
         out.mkdir(parents=True, exist_ok=True)
-        # Each episode is written, and flushed, as it finishes: a killed run keeps every complete
-        # episode and no half-finished one; summary.json is written only once all are done. The
-        # file is opened at the first finished episode, so a run refused before one (a world in
-        # another domain, an engine that is down) leaves an earlier run's file as it was.
-        with ExitStack() as files, tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
-            handles: list[TextIO] = []
+        summary = _run_writing(context, plan, parts, out)
+    _report(summary, out)
 
-            def finished(row: EpisodeRow) -> None:
-                if not handles:
-                    path = out / "rollouts.jsonl"
-                    handles.append(files.enter_context(path.open("w", encoding="utf-8")))
-                handles[0].write(row.model_dump_json() + "\n")
-                handles[0].flush()
-                bar.update(1)
 
-            outcome = record_rollouts(
-                context.runs, plan, parts, finished, out_dir=str(out.resolve())
-            )
-    summary = outcome.summary
+def _domains(domain: str, world: Path | None) -> tuple[str, ...]:
+    """The domains `--domain` names; none is allowed only with a world file (it names one).
+
+    Raises:
+        BadInputError: no domain is named and no world file is given.
+    """
+    domains = tuple(name.strip() for name in domain.split(",") if name.strip())
+    if not domains and world is None:
+        message = "Give --domain (or --world, whose file names its domain)."
+        raise BadInputError(
+            f"--domain {domain!r} names no domain. {message}" if domain else message
+        )
+    return domains
+
+
+def _parts(
+    context: AppContext,
+    world_model: tuple[str | None, str | None, str | None],
+    sim_to_real: bool,
+    record: bool,
+) -> RolloutParts:
+    """What the episodes run on: the world model (engine, model, base URL), agents, stores."""
+    from backend.envs.sim.service import RolloutParts
+
+    engine, model, base_url = world_model
+    settings = context.settings
+    return RolloutParts(
+        # A sim-to-real run's live twins are stored as it goes: grounding on them, or
+        # answering from their record, would let the simulated side copy reality.
+        world=context.simulator(
+            engine,
+            model,
+            base_url,
+            grounding=False if sim_to_real else None,
+            record=False if sim_to_real else None,
+        ),
+        engines=context.engine,
+        params=settings.sampling(),
+        history_mode=settings.history_mode,
+        live_config=settings.live_config(),
+        recorder=context.sessions if record else None,
+        trajectories=context.trajectories if record else None,
+        min_confidence=settings.hybrid_min_confidence,
+        live_pool=context.live_pool,
+    )
+
+
+def _run_writing(context: AppContext, plan: RolloutPlan, parts: RolloutParts, out: Path) -> Summary:
+    """Run the plan as one stored run, writing each finished episode to rollouts.jsonl.
+
+    Each episode is written, and flushed, as it finishes: a killed run keeps every complete
+    episode and no half-finished one. The file is opened at the first finished episode, so a
+    run refused before one (a world in another domain, an engine that is down) leaves an earlier
+    run's file as it was.
+    """
+    from tqdm import tqdm
+
+    from storage.rollout_runs import record_rollouts
+
+    with ExitStack() as files, tqdm(total=plan.total, desc="episodes", unit="ep") as bar:
+        handles: list[TextIO] = []
+
+        def finished(row: EpisodeRow) -> None:
+            if not handles:
+                path = out / "rollouts.jsonl"
+                handles.append(files.enter_context(path.open("w", encoding="utf-8")))
+            handles[0].write(row.model_dump_json() + "\n")
+            handles[0].flush()
+            bar.update(1)
+
+        outcome = record_rollouts(context.runs, plan, parts, finished, out_dir=str(out.resolve()))
+    return outcome.summary
+
+
+def _report(summary: Summary, out: Path) -> None:
+    """Write summary.json (only once every episode is done) and print each domain's figures."""
     (out / "summary.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
     for name, figures in summary.domains.items():
         typer.echo(f"{name}: {json.dumps(figures.model_dump())}")

@@ -15,6 +15,7 @@ from tests.support.app_server import RunningApp, start_app
 from tests.support.live import skip_unless_live
 from tests.support.postgres import fake_prediction
 from tests.support.sessions import SessionWriter
+from tests.support.status import session_of
 
 pytestmark = pytest.mark.browser
 
@@ -100,7 +101,7 @@ def test_annotate_links_a_correction_that_grounded_the_prediction(
     step(page)
     status = page.locator("#pg-status").inner_text()
     prediction = re.search(r"Stored as prediction #(\d+)", status).group(1)
-    played = re.search(r"of session #(\d+)", status).group(1)
+    played = session_of(status)
 
     page.goto(f"{app.url}?prediction={prediction}")
     wait_for_text(page, "#an-header", f"prediction #{prediction}")

@@ -17,6 +17,7 @@ import pytest
 from tests.browser.conftest import VIEWPORT
 from tests.browser.pages import open_app
 from tests.support.app_server import RunningApp, start_app
+from tests.support.status import session_of
 
 pytestmark = pytest.mark.browser
 
@@ -55,5 +56,5 @@ def test_concurrent_tabs_are_all_served_and_the_waiting_see_the_queue(browser, t
     finally:
         for context in contexts:
             context.close()
-    sessions = {status.split("of session #")[1].split(";")[0] for status in statuses}
+    sessions = {session_of(status) for status in statuses}
     assert len(sessions) == USERS  # each tab stored its own session

@@ -7,7 +7,6 @@ uses), which stands for a long model step of another person; every step asserted
 
 from __future__ import annotations
 
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,15 +18,12 @@ from gradio_client.client import Job
 from backend.errors import BusyError
 from backend.fair_use import MAX_WAITING
 from tests.support.app_server import RunningApp, free_port, named, start_app
+from tests.support.status import session_of
 
 USERS = "ann:pa,bob:pb"
 RECORDING = ("terminal", "mkrww/errors", 0)
 POLL_S = 0.2
 BOUND = 150  # polls at most, so a broken queue fails instead of hanging
-
-
-def session_of(status: str) -> int:
-    return int(re.search(r"of session #(\d+)", status).group(1))  # type: ignore[union-attr]
 
 
 def wait_until(condition, bound: int = BOUND) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from backend.domains.prompts import PromptLibrary
@@ -15,6 +14,7 @@ from backend.simulate import Simulator
 from storage.db import Database
 from storage.sessions import SessionStore
 from tests.support.live import call, live_config, sandbox_of, skip_unless_live
+from tests.support.status import session_of
 
 pytestmark = skip_unless_live("swe")
 
@@ -151,7 +151,7 @@ def test_the_playground_offers_hybrid_and_says_who_answered(tmp_path: Path) -> N
         again = step(call("str_replace_editor", command="view", path=EXTRA))
         # the predicted bash never ran live: back at step 1 the sandbox needs no replay
         assert "replayed" not in again["status"] and "A = 1" in str(again)
-        session = int(re.search(r"of session #(\d+)", again["status"]).group(1))
+        session = session_of(again["status"])
         stored = app.context.sessions.load_session(session)
         assert [s.answered_by for s in stored.steps] == ["executor", "executor"]
     finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import httpx
@@ -12,6 +11,7 @@ from gradio_client import Client
 from backend.envs.live import cgroups
 from tests.support.app_server import RunningApp, named, start_app
 from tests.support.live import skip_unless_live
+from tests.support.status import session_of
 
 pytestmark = skip_unless_live("terminal")
 
@@ -52,9 +52,7 @@ def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> No
     screen = again["real"].split("awp-term", 1)[1]
     assert "hello-live" in screen and screen.count("pwd") == 1
 
-    found = re.search(r"of session #(\d+)", again["status"])
-    assert found is not None
-    stored = app.context.sessions.load_session(int(found.group(1)))
+    stored = app.context.sessions.load_session(session_of(again["status"]))
     assert stored.base_trajectory_id is not None
     trajectory = app.context.trajectories.get(stored.base_trajectory_id)
     assert [s.origin for s in stored.steps] == ["live", "live"]

@@ -34,6 +34,7 @@ from storage.db import session_scope
 from storage.export_source import ExportQuery, iter_export_records
 from storage.models import PredictionRow
 from tests.support.app_server import RunningApp, named, start_app
+from tests.support.status import session_of
 
 DEMONSTRATIONS = "\n\n## Demonstrations\n\n"
 SENT: list[ChatRequest] = []
@@ -94,8 +95,7 @@ def ui_step(client: Client, sent: Sent, action: str, mode: HistoryMode) -> tuple
     """One Playground step; returns the session id and the predicted text."""
     out = named(client.predict(action, engine="capture", history_mode=mode.value, api_name="/step"))
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
-    # The step's own "of session #N", not a grounding link's "correction of session #M".
-    session = int(re.search(r"(?<!correction )of session #(\d+)", out["status"]).group(1))
+    session = session_of(out["status"])
     sent.took(prediction)
     return session, re.search(r"PREDICTED \d+", out["predicted"]).group(0)
 

@@ -11,6 +11,7 @@ from gradio_client import Client
 from backend.errors import BadInputError
 from tests.support.annotate import annotate, submit
 from tests.support.app_server import RunningApp, named, start_app
+from tests.support.status import session_of
 from ui.services import EngineChoice
 
 SCREEN = "user@host:~$ "
@@ -27,10 +28,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 @pytest.fixture
 def client(app: RunningApp) -> Client:
     return Client(app.url, verbose=False)
-
-
-def session_id(out: dict) -> int:
-    return int(re.search(r"of session #(\d+)", out["status"]).group(1))
 
 
 def stored(app: RunningApp, session: int):
@@ -60,12 +57,12 @@ def test_rewind_then_step_branches_and_keeps_the_original(client: Client, app: R
     blank(client)
     step(client)
     first = step(client)
-    original = session_id(first)
+    original = session_of(first["status"])
     rewound = named(client.predict(1, api_name="/rewind"))
     assert rewound["position"] == 1 and len(rewound["timeline"]["data"]) == 1
     assert f"branches from #{original}" in rewound["status"]
     after = step(client)
-    branch = session_id(after)
+    branch = session_of(after["status"])
     assert branch != original
     assert len(stored(app, original).steps) == 2
     continued = stored(app, branch)
@@ -74,13 +71,13 @@ def test_rewind_then_step_branches_and_keeps_the_original(client: Client, app: R
 
 def test_branch_says_so_and_the_next_step_starts_it(client: Client, app: RunningApp):
     blank(client)
-    original = session_id(step(client))
+    original = session_of(step(client)["status"])
     step(client)
     branched = named(client.predict(1, api_name="/branch"))
     assert f"keeps the first 1 steps of #{original}" in branched["status"]
     assert branched["position"] == 1
     after = step(client)
-    new = session_id(after)
+    new = session_of(after["status"])
     assert new != original and f"branching from #{original}" in after["status"]
     assert stored(app, new).branched_at == 1
     assert len(stored(app, original).steps) == 2
@@ -90,9 +87,9 @@ def test_changing_engine_continues_in_a_branch(client: Client, app: RunningApp):
     loaded = named(client.predict("terminal", "mkrww/errors", 0, api_name="/load_turn"))
     first = step(client, loaded["action"])
     second = step(client, first["action"], engine="oracle")
-    assert session_id(second) != session_id(first)
+    assert session_of(second["status"]) != session_of(first["status"])
     assert "The engine settings changed" in second["status"]
-    assert stored(app, session_id(second)).engine == "oracle"
+    assert stored(app, session_of(second["status"])).engine == "oracle"
 
 
 def test_a_start_past_the_end_of_the_recording_says_so(client: Client):
@@ -122,7 +119,7 @@ def test_annotating_an_unknown_step_records_the_real_state(client: Client, app: 
     prediction = int(re.search(r"prediction #(\d+)", out["status"]).group(1))
     annotate(client, "open", prediction)
     submit(client, "file.txt\n" + SCREEN, "reject")
-    last = stored(app, session_id(out)).steps[-1]
+    last = stored(app, session_of(out["status"])).steps[-1]
     assert last.origin == "annotator" and last.real_observation.startswith("file.txt")
 
 
