@@ -6,7 +6,8 @@ the embedded model (or `--model`, a transformers folder such as the one `awp mod
 --tuned` trains) with k = 0, 4, 8 demonstrations; per domain the mean headline, the mean
 prompt tokens each k costs, and the AUROC of the model's confidence (token probabilities)
 against headline >= 0.5. `--per-domain N` items per domain (the first N turns of each domain's
-recordings in item order).
+recordings in item order, after the first `--offset`); `--k` picks the k values,
+`--max-tokens` the new tokens per prediction, `--grounding-domains` the domains (search too).
 
 `backings`: a scripted agent's actions in the live swe, terminal, mcp and web environments
 (`--domains` picks some), run three ways with the embedded world model: `live` (the truth),
@@ -65,6 +66,7 @@ def grounding(
     ks: tuple[int, ...] = KS,
     domains: tuple[str, ...] = DOMAINS,
     params: SamplingParams = PARAMS,
+    offset: int = 0,
 ) -> None:
     """Fidelity, prompt tokens and confidence AUROC per domain at each k, with one line per item.
 
@@ -73,7 +75,9 @@ def grounding(
     """
     items = [i for i in load_items("bundled") if i.domain in domains]
     chosen = [
-        item for domain in domains for item in [i for i in items if i.domain == domain][:per_domain]
+        item
+        for domain in domains
+        for item in [i for i in items if i.domain == domain][offset : offset + per_domain]
     ]
     source = FixedTransitions([t for tr in load_bundled() for t in trajectory_transitions(tr)])
     engine = embedded(data_dir, model)
@@ -334,6 +338,12 @@ def main() -> None:
         help="grounding: the domains whose bundled items are predicted (default all but search)",
     )
     parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="grounding: skip each domain's first N items (to extend an earlier run)",
+    )
+    parser.add_argument(
         "--max-tokens",
         type=int,
         default=PARAMS.max_new_tokens,
@@ -342,8 +352,8 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Settings().data_dir)
     args = parser.parse_args()
     if args.what == "grounding":
-        if args.per_domain < 1 or args.max_tokens < 1 or min(args.k) < 0:
-            parser.error("--per-domain and --max-tokens must be positive, --k not negative")
+        if args.per_domain < 1 or args.max_tokens < 1 or min(args.k) < 0 or args.offset < 0:
+            parser.error("--per-domain and --max-tokens must be positive, --k and --offset not")
         grounding(
             args.per_domain,
             args.data_dir,
@@ -351,6 +361,7 @@ def main() -> None:
             tuple(args.k),
             tuple(args.grounding_domains),
             PARAMS.model_copy(update={"max_new_tokens": args.max_tokens}),
+            args.offset,
         )
     else:
         with tempfile.TemporaryDirectory() as folder:
