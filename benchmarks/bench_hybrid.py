@@ -6,7 +6,8 @@ the embedded model (or `--model`, a transformers folder such as the one `awp mod
 --tuned` trains) with k = 0, 4, 8 demonstrations; per domain the mean headline, the mean
 prompt tokens each k costs, and the AUROC of the model's confidence (token probabilities)
 against headline >= 0.5. `--per-domain N` items per domain (the first N turns of each domain's
-recordings in item order).
+recordings in item order, after the first `--offset`); `--k` picks the k values,
+`--max-tokens` the new tokens per prediction, `--grounding-domains` the domains (search too).
 
 `backings`: a scripted agent's actions in the live swe, terminal, mcp and web environments
 (`--domains` picks some), run three ways with the embedded world model: `live` (the truth),
@@ -45,10 +46,12 @@ from backend.grounding.grounder import Grounder
 from backend.grounding.transitions import FixedTransitions, trajectory_transitions
 from backend.simulate import Simulator
 from backend.stepping import compare, step_batch
-from backend.types import HistoryMode, SamplingParams
+from backend.types import HistoryMode, Prediction, SamplingParams
 
 PARAMS = SamplingParams(temperature=0.0, max_new_tokens=48)
 DOMAINS = ("terminal", "swe", "mcp", "web", "os", "android")
+GROUNDING_DOMAINS = (*DOMAINS, "search")
+KS = (0, 4, 8)
 
 
 def embedded(data_dir: Path, model: str = ""):
@@ -56,49 +59,103 @@ def embedded(data_dir: Path, model: str = ""):
     return build_engine(EngineConfig(name="transformers", model=model, data_dir=data_dir))
 
 
-def grounding(per_domain: int, data_dir: Path, model: str = "") -> None:
-    """Fidelity, prompt tokens and confidence AUROC per domain at k = 0, 4, 8."""
-    items = [i for i in load_items("bundled") if i.domain in DOMAINS]
+def grounding(
+    per_domain: int,
+    data_dir: Path,
+    model: str = "",
+    ks: tuple[int, ...] = KS,
+    domains: tuple[str, ...] = DOMAINS,
+    params: SamplingParams = PARAMS,
+    offset: int = 0,
+) -> None:
+    """Fidelity, prompt tokens and confidence AUROC per domain at each k, with one line per item.
+
+    The per-item lines (headline, confidence, finish reason, the prediction's start) show why a
+    domain has one class: an output cut by the token cap, or a wrong one.
+    """
+    items = [i for i in load_items("bundled") if i.domain in domains]
     chosen = [
-        item for domain in DOMAINS for item in [i for i in items if i.domain == domain][:per_domain]
+        item
+        for domain in domains
+        for item in [i for i in items if i.domain == domain][offset : offset + per_domain]
     ]
     source = FixedTransitions([t for tr in load_bundled() for t in trajectory_transitions(tr)])
     engine = embedded(data_dir, model)
     rows: dict[tuple[str, int], list[tuple[float, int, float | None]]] = defaultdict(list)
-    for k in (0, 4, 8):
+    for k in ks:
         grounder = Grounder(source, k=k, max_tokens=4000) if k else None
         simulator = Simulator(engine, PromptLibrary(), grounder)
         started = time.perf_counter()
         for item in chosen:  # one at a time: a batch pads every prompt to the longest
-            request = item.request(PARAMS, HistoryMode.TEACHER_FORCED)
+            request = item.request(params, HistoryMode.TEACHER_FORCED)
             ((sample,),) = step_batch(simulator, [request])
             if sample.prediction is None:  # a prompt longer than the model's context
                 print(f"skipped {item.item_id} at k={k}: {sample.error}", flush=True)
                 continue
             made = sample.made()
-            rows[(item.domain, k)].append(
-                (sample.scores.headline or 0.0, made.prompt_tokens, made.confidence)
-            )
+            headline = sample.scores.headline or 0.0
+            rows[(item.domain, k)].append((headline, made.prompt_tokens, made.confidence))
+            print(_item_line(item.item_id, k, headline, made), flush=True)
         print(f"k={k}: {len(chosen)} items in {time.perf_counter() - started:.0f} s", flush=True)
-    print("\n| domain | k=0 | k=4 | k=8 | prompt tokens k=0 / 4 / 8 | confidence AUROC (k=0) |")
-    print("|---|--:|--:|--:|---|--:|")
-    for domain in DOMAINS:
-        cells = [statistics.fmean([h for h, _, _ in rows[(domain, k)]] or [0]) for k in (0, 4, 8)]
-        tokens = [
-            round(statistics.fmean([t for _, t, _ in rows[(domain, k)]] or [0])) for k in (0, 4, 8)
+    _fidelity_table(rows, ks, domains)
+    _confidence_table(rows, domains)
+
+
+def _item_line(item_id: str, k: int, headline: float, made: Prediction) -> str:
+    """One item's outcome: headline, confidence, tokens, why decoding stopped, its start."""
+    confidence = "none" if made.confidence is None else f"{made.confidence:.3f}"
+    return (
+        f"item {item_id} k={k} headline={headline:.3f} confidence={confidence} "
+        f"tokens={made.prompt_tokens}+{made.completion_tokens} stop={made.finish_reason} "
+        f"output={made.observation[:80]!r} raw={made.raw_text[:60]!r}"
+    )
+
+
+def _fidelity_table(
+    rows: dict[tuple[str, int], list[tuple[float, int, float | None]]],
+    ks: tuple[int, ...],
+    domains: tuple[str, ...],
+) -> None:
+    """Mean headline and prompt tokens per domain and k."""
+    heads = " | ".join(f"k={k}" for k in ks)
+    print(f"\n| domain | {heads} | prompt tokens k={' / '.join(map(str, ks))} |")
+    print("|---|" + "--:|" * len(ks) + "---|")
+    for domain in domains:
+        cells = [statistics.fmean([h for h, _, _ in rows[(domain, k)]] or [0]) for k in ks]
+        tokens = [round(statistics.fmean([t for _, t, _ in rows[(domain, k)]] or [0])) for k in ks]
+        shown = " | ".join(f"{c:.3f}" for c in cells)
+        print(f"| {domain} | {shown} | {' / '.join(map(str, tokens))} |")
+
+
+def _confidence_table(
+    rows: dict[tuple[str, int], list[tuple[float, int, float | None]]], domains: tuple[str, ...]
+) -> None:
+    """At k = 0: items, good ones (headline >= 0.5), AUROC, confidence median, headline spread."""
+    print(
+        "\n| domain (k=0) | items | headline >= 0.5 | confidence AUROC | confidence median "
+        "| headline min / median / max |"
+    )
+    print("|---|--:|--:|--:|--:|---|")
+    for domain in [*domains, "pooled"]:
+        values = [
+            (h, c)
+            for (d, k), found in rows.items()
+            if k == 0 and domain in (d, "pooled")
+            for h, _, c in found
+            if c is not None
         ]
-        pairs = [(c, h) for h, _, c in rows[(domain, 0)] if c is not None]
-        found = auroc([c for c, _ in pairs], [h >= GOOD_HEADLINE for _, h in pairs])
-        shown = "n/a (one class)" if found is None else f"{found:.2f}"
+        if not values:
+            continue
+        heads = [h for h, _ in values]
+        good = [h >= GOOD_HEADLINE for h in heads]
+        found = auroc([c for _, c in values], good)
+        shown = f"one class ({len(values) - sum(good)} bad, {sum(good)} good)"
+        median = statistics.median(c for _, c in values)
+        spread = " / ".join(f"{v:.3f}" for v in (min(heads), statistics.median(heads), max(heads)))
         print(
-            f"| {domain} | {cells[0]:.3f} | {cells[1]:.3f} | {cells[2]:.3f} | "
-            f"{' / '.join(map(str, tokens))} | {shown} |"
+            f"| {domain} | {len(values)} | {sum(good)} | "
+            f"{shown if found is None else f'{found:.2f}'} | {median:.3f} | {spread} |"
         )
-    pooled = [
-        (c, h) for key, values in rows.items() if key[1] == 0 for h, _, c in values if c is not None
-    ]
-    found = auroc([c for c, _ in pooled], [h >= GOOD_HEADLINE for _, h in pooled])
-    print(f"\npooled confidence AUROC (k=0, {len(pooled)} items): {found}")
 
 
 def call(name: str, **arguments: object) -> str:
@@ -269,10 +326,46 @@ def main() -> None:
         default="",
         help="grounding: a transformers model folder (a tuned one); default the embedded model",
     )
+    parser.add_argument(
+        "--k",
+        type=int,
+        nargs="+",
+        default=list(KS),
+        help="grounding: the demonstration counts to run (default 0 4 8)",
+    )
+    parser.add_argument(
+        "--grounding-domains",
+        nargs="+",
+        choices=GROUNDING_DOMAINS,
+        default=list(DOMAINS),
+        help="grounding: the domains whose bundled items are predicted (default all but search)",
+    )
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="grounding: skip each domain's first N items (to extend an earlier run)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=PARAMS.max_new_tokens,
+        help=f"grounding: new tokens per prediction (default {PARAMS.max_new_tokens})",
+    )
     parser.add_argument("--data-dir", type=Path, default=Settings().data_dir)
     args = parser.parse_args()
     if args.what == "grounding":
-        grounding(args.per_domain, args.data_dir, args.model)
+        if args.per_domain < 1 or args.max_tokens < 1 or min(args.k) < 0 or args.offset < 0:
+            parser.error("--per-domain and --max-tokens must be positive, --k and --offset not")
+        grounding(
+            args.per_domain,
+            args.data_dir,
+            args.model,
+            tuple(args.k),
+            tuple(args.grounding_domains),
+            PARAMS.model_copy(update={"max_new_tokens": args.max_tokens}),
+            args.offset,
+        )
     else:
         with tempfile.TemporaryDirectory() as folder:
             backings(args.domains, args.data_dir, Path(folder))
