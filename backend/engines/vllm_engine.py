@@ -83,6 +83,39 @@ class VLLMEngine:
         completion = self.generate([request])[0]
         yield StreamChunk(completion=completion)
 
+    def context_length(self) -> int | None:
+        """The engine's `max_model_len`: the `max_model_len` setting, else the model's; loads it.
+
+        Raises:
+            EngineUnavailableError: vLLM could not load the model.
+        """
+        with self._lock:
+            return int(self._ensure_loaded().llm_engine.model_config.max_model_len)
+
+    def prompt_tokens(self, request: ChatRequest) -> int:
+        """Tokens of the request's chat as `LLM.chat` renders it, with no length check.
+
+        vLLM's own renderer resolves the template (the one `LLM` was built with, else the
+        processor's or tokenizer's, else vLLM's fallback) and tokenizes it, so the count is the
+        one `generate` sends; its length check is what this count is for, so it is not applied.
+
+        Raises:
+            EngineUnavailableError: vLLM could not load the model.
+        """
+        from vllm.renderers import ChatParams
+
+        with self._lock:  # the renderer's tokenizer is not safe to share with a running batch
+            llm = self._ensure_loaded()
+            params = ChatParams(
+                chat_template=llm.chat_template,
+                chat_template_kwargs={"add_generation_prompt": True},
+            )
+            _, prompt = llm.renderer.render_messages(chat_messages(request), params)
+            if "prompt_token_ids" in prompt:
+                return len(prompt["prompt_token_ids"])
+            tokenizer = llm.get_tokenizer()
+            return len(tokenizer(prompt["prompt"], add_special_tokens=False)["input_ids"])
+
     @property
     def ready(self) -> bool:
         """Whether the model is loaded (loading a large model takes minutes)."""

