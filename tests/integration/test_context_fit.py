@@ -9,7 +9,6 @@ the context still fails with the engine's clear `PromptTooLongError`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,33 +21,14 @@ from backend.history import drop_oldest
 from backend.recording import NewSession
 from backend.simulate import Simulator, build_messages, canonical
 from backend.stepping import StepOutcome, run_step, step_batch
-from backend.types import ChatRequest, HistoryMode, Prediction, SamplingParams, SimRequest, Turn
+from backend.types import ChatRequest, HistoryMode, Prediction, SimRequest
 from storage.db import Database
 from storage.export_source import ExportQuery, iter_export_records
 from storage.sessions import SessionStore
+from tests.support.long_history import keys, long_session
 from tests.support.tiny_model import MAX_POSITIONS
 
 BUDGET = 8
-
-
-def keys(text: str) -> str:
-    return json.dumps([{"keystrokes": text + "\n", "duration": 0.1}])
-
-
-def long_session(turns: int = 10) -> SimRequest:
-    """A terminal step after `turns` turns of about 600 tokens each."""
-    history = [
-        Turn(action=keys(f"cat log{i}"), observation=f"log {i}: " + "entry value " * 280 + "$ ")
-        for i in range(turns)
-    ]
-    return SimRequest(
-        domain="terminal",
-        initial_state="$ ",
-        history=history,
-        action=keys("ls"),
-        params=SamplingParams(temperature=0.0, max_new_tokens=BUDGET, seed=0),
-        reference="notes.txt\n$ ",
-    )
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +44,7 @@ def simulator(engine: Engine) -> Simulator:
 
 
 def test_the_whole_history_would_not_fit(engine: Engine, simulator: Simulator) -> None:
-    request = long_session(12)
+    request = long_session(12, BUDGET)
     messages = build_messages(request, simulator.system_prompt(request))
     uncut = ChatRequest(messages=messages, params=request.params)
 
@@ -87,7 +67,7 @@ def check_cut(prediction: Prediction, request: SimRequest, system: str) -> None:
 def test_a_too_long_history_is_cut_and_the_step_runs_batched_and_streamed(
     simulator: Simulator,
 ) -> None:
-    request = long_session(12)
+    request = long_session(12, BUDGET)
     system = simulator.system_prompt(request)
 
     ((sample,),) = step_batch(simulator, [request])
@@ -101,7 +81,7 @@ def test_a_too_long_history_is_cut_and_the_step_runs_batched_and_streamed(
 
 
 def test_the_cut_is_stored_and_exported(simulator: Simulator, database: Database) -> None:
-    request = long_session(12)
+    request = long_session(12, BUDGET)
     store = SessionStore(database.session_factory)
     target = NewSession(
         "terminal", HistoryMode.TEACHER_FORCED, request.params, engine="transformers", model="tiny"
@@ -119,7 +99,7 @@ def test_the_cut_is_stored_and_exported(simulator: Simulator, database: Database
 
 
 def test_an_action_too_long_without_any_history_is_still_refused(simulator: Simulator) -> None:
-    request = long_session(3).model_copy(update={"action": keys("echo " + "word " * 5000)})
+    request = long_session(3, BUDGET).model_copy(update={"action": keys("echo " + "word " * 5000)})
 
     ((sample,),) = step_batch(simulator, [request])
 

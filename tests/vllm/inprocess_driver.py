@@ -22,7 +22,8 @@ from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import AWPError
 from backend.simulate import Simulator, build_messages, canonical
 from backend.stepping import step_batch
-from backend.types import ChatMessage, ChatRequest, SamplingParams, SimRequest, Turn
+from backend.types import ChatMessage, ChatRequest, SamplingParams, SimRequest
+from tests.support.long_history import keys, long_session
 
 CONTEXT_BUDGET = 8
 
@@ -83,26 +84,6 @@ def run(model: str) -> dict[str, Any]:
     }
 
 
-def keys(text: str) -> str:
-    return json.dumps([{"keystrokes": text + "\n", "duration": 0.1}])
-
-
-def long_session(turns: int) -> SimRequest:
-    """A terminal step after `turns` turns of about 600 tokens each."""
-    history = [
-        Turn(action=keys(f"cat log{i}"), observation=f"log {i}: " + "entry value " * 280 + "$ ")
-        for i in range(turns)
-    ]
-    return SimRequest(
-        domain="terminal",
-        initial_state="$ ",
-        history=history,
-        action=keys("ls"),
-        params=SamplingParams(temperature=0.0, max_new_tokens=CONTEXT_BUDGET, seed=0),
-        reference="notes.txt\n$ ",
-    )
-
-
 def run_context(model: str) -> dict[str, Any]:
     """A session too long for `max_model_len` is cut; an action too long alone is refused."""
     config = Settings().engine_config("vllm", model)
@@ -112,7 +93,7 @@ def run_context(model: str) -> dict[str, Any]:
     probe = chat("pwd", 1)
     counted = engine.prompt_tokens(probe)
     sent = engine.generate([probe])[0].prompt_tokens
-    request = long_session(6)
+    request = long_session(6, CONTEXT_BUDGET)
     messages = build_messages(canonical(request), simulator.system_prompt(request))
     whole = engine.prompt_tokens(ChatRequest(messages=messages, params=request.params))
     ((cut,),) = step_batch(simulator, [request])
