@@ -247,12 +247,18 @@ def on_load(page: ReplayPage, services: Services, query: dict[str, str]) -> dict
         updates = opened(page, services, wanted, int(turn) if turn.isdigit() else 1)
     except AWPError as exc:  # a stale link says so beside the controls, nothing else
         return {page.message: inline_error(exc)}
-    domain = updates[page.state].trajectory.domain
+    return updates | picked(page, services, updates[page.state])
+
+
+def picked(page: ReplayPage, services: Services, state: ReplayState) -> dict[Any, Any]:
+    """The domain and recording dropdowns showing `state`'s recording (a link opened it)."""
+    if state.trajectory is None:
+        return {}
+    domain = state.trajectory.domain
     choices = playground_view.trajectory_choices(services.trajectories, domain)
     return {
-        **updates,
         page.domain: domain,
-        page.trajectory: gr.Dropdown(choices=choices, value=wanted),
+        page.trajectory: gr.Dropdown(choices=choices, value=state.trajectory.id),
     }
 
 
@@ -314,8 +320,9 @@ def wire(page: ReplayPage, services: Services) -> None:
         yield from replay_job.follow(page.job, job, ticket, present)
 
     def latest(shown: ReplayState) -> dict[Any, Any]:
-        # A reopened page follows the run at its latest stored turn.
-        return showing(page, services, shown, len(shown.run.steps) if shown.run else 1)
+        # A reopened page follows the run at its latest stored turn, its recording picked.
+        at = len(shown.run.steps) if shown.run else 1
+        return showing(page, services, shown, at) | picked(page, services, shown)
 
     page.domain.change(
         inline(select_domain, page.message),
@@ -361,7 +368,8 @@ def wire(page: ReplayPage, services: Services) -> None:
     )
     # The panel's Cancel stops the run (before its next turn, and inside the engine), and its
     # poll follows a run a reloaded page reopened (`?job=`): the run so far, then its end.
-    shown = [page.state, page.info, page.turn, page.strip, *page.turn_outputs]
+    shown = [page.state, page.domain, page.trajectory, page.info, page.turn, page.strip]
+    shown += page.turn_outputs
     job_panel.follow(
         panel,
         services,
