@@ -41,7 +41,7 @@ class JobView:
 
     Attributes:
         id: the job's id (unguessable: a link with it reopens the job).
-        kind: what it does (`step`, `futures`, `judge`, `battle`, `bench`, `rollout`,
+        kind: what it does (`step`, `replay`, `futures`, `judge`, `battle`, `bench`, `rollout`,
             `train`).
         title: what it does, in words.
         owner: who started it.

@@ -1,12 +1,14 @@
 """Replay page: step through a recording; run it teacher-forced or closed loop, see divergence.
 
-`?recording=<id>&turn=<n>` opens a recording at a turn (grounding links its sources so).
+`?recording=<id>&turn=<n>` opens a recording at a turn (grounding links its sources so). A run
+of the whole recording is a job (`replay_job`): its line counts the turns, its Cancel stops it
+and frees the engine, and `?job=<id>` reopens it here with the run so far.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
@@ -16,15 +18,16 @@ from backend.errors import AWPError, BadInputError
 from storage.annotations.types import CorrectionPlace
 from storage.models import SessionKind
 from ui.errors import inline, inline_error
-from ui.pages import engine_panel, playground_view
+from ui.pages import engine_panel, job_panel, playground_view, replay_job
 from ui.pages.engine_panel import EnginePanel
+from ui.pages.job_panel import JobPanel
 from ui.play import Playground
 from ui.provenance import correction_ids
-from ui.queueing import blocking_turn
+from ui.queueing import admitted
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
-from ui.replay import ReplayState, run_trajectory
+from ui.replay import ReplayState
 from ui.services import Services
 from ui.views import empty, metric_strip, scores_html, status_html
 
@@ -45,7 +48,7 @@ class ReplayPage:
     diff: gr.HTML
     engine: EnginePanel
     run: gr.Button
-    stop: gr.Button
+    job: JobPanel
     message: gr.HTML
     strip: gr.HTML
     status: gr.HTML
@@ -86,9 +89,8 @@ def render(services: Services) -> ReplayPage:
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=280):
             engine = engine_panel.render(services.engines, services.defaults, "rp")
-            with gr.Row():
-                run = gr.Button("Run the whole recording", variant="primary", elem_id="rp-run")
-                stop = gr.Button("Stop", variant="stop", elem_id="rp-stop")
+            run = gr.Button("Run the whole recording", variant="primary", elem_id="rp-run")
+            job = job_panel.render("rp", replay_job.KIND, "replay")
             message = gr.HTML(elem_id="rp-message")
         with gr.Column(scale=3):
             strip = gr.HTML(label="Per-turn headline metric", elem_id="rp-strip")
@@ -119,7 +121,7 @@ def render(services: Services) -> ReplayPage:
         diff,
         engine,
         run,
-        stop,
+        job,
         message,
         strip,
         status,
@@ -217,6 +219,13 @@ def opened(
 ) -> dict[gr.components.Component, Any]:
     """The page showing recording `trajectory_id` (None: none) at its 1-based `turn`."""
     state = ReplayState(services.trajectories.get(trajectory_id) if trajectory_id else None)
+    return showing(page, services, state, turn)
+
+
+def showing(
+    page: ReplayPage, services: Services, state: ReplayState, turn: int
+) -> dict[gr.components.Component, Any]:
+    """The page showing `state` (a recording and its run, if any) at its 1-based `turn`."""
     size = max(len(state.trajectory.turns), 1) if state.trajectory else 1
     at = min(max(turn, 1), size)
     return {
@@ -238,12 +247,18 @@ def on_load(page: ReplayPage, services: Services, query: dict[str, str]) -> dict
         updates = opened(page, services, wanted, int(turn) if turn.isdigit() else 1)
     except AWPError as exc:  # a stale link says so beside the controls, nothing else
         return {page.message: inline_error(exc)}
-    domain = updates[page.state].trajectory.domain
+    return updates | picked(page, services, updates[page.state])
+
+
+def picked(page: ReplayPage, services: Services, state: ReplayState) -> dict[Any, Any]:
+    """The domain and recording dropdowns showing `state`'s recording (a link opened it)."""
+    if state.trajectory is None:
+        return {}
+    domain = state.trajectory.domain
     choices = playground_view.trajectory_choices(services.trajectories, domain)
     return {
-        **updates,
         page.domain: domain,
-        page.trajectory: gr.Dropdown(choices=choices, value=wanted),
+        page.trajectory: gr.Dropdown(choices=choices, value=state.trajectory.id),
     }
 
 
@@ -285,20 +300,29 @@ def wire(page: ReplayPage, services: Services) -> None:
         return show_turn(page, state, turn, correction_places(services, state, turn))
 
     def run(state: ReplayState, turn: float, request: gr.Request, **controls: Any):
+        # The run is a job; this callback follows it, showing each turn as it is stored (see
+        # `replay_job`). Admission is here, so a person over their share is told at once.
         if state.trajectory is None:
             raise BadInputError("Pick a recording first.")
         user = services.identify(request)
         choice = services.choose_engine(user, **controls)
-        owner = user.name
-        label = f"{choice.engine} · {choice.history_mode.value}"
-        with blocking_turn(services, request, choice.engine):
-            for session in run_trajectory(playground, state.trajectory, choice, owner):
-                state = replace(state, run=session, label=label)
-                yield {
-                    page.state: state,
-                    page.strip: strip_html(state),
-                    **show_turn(page, state, turn, correction_places(services, state, turn)),
-                }
+        ticket = admitted(services, request, choice.engine)
+        job = replay_job.submit(services, playground, state.trajectory, choice, user.name, ticket)
+
+        def present(shown: ReplayState) -> dict[Any, Any]:
+            places = correction_places(services, shown, turn)
+            return {
+                page.state: shown,
+                page.strip: strip_html(shown),
+                **show_turn(page, shown, turn, places),
+            }
+
+        yield from replay_job.follow(page.job, job, ticket, present)
+
+    def latest(shown: ReplayState) -> dict[Any, Any]:
+        # A reopened page follows the run at its latest stored turn, its recording picked.
+        at = len(shown.run.steps) if shown.run else 1
+        return showing(page, services, shown, at) | picked(page, services, shown)
 
     page.domain.change(
         inline(select_domain, page.message),
@@ -307,7 +331,7 @@ def wire(page: ReplayPage, services: Services) -> None:
         api_name="replay_domain",
         concurrency_limit=None,
     )
-    # Every error shows in the one message line under Run and Stop, never over a control.
+    # Every error shows in the one message line under Run, never over a control.
     loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs, page.message]
     page.trajectory.change(
         inline(load, page.message),
@@ -323,12 +347,34 @@ def wire(page: ReplayPage, services: Services) -> None:
         api_name="replay_turn",
         concurrency_limit=None,
     )
-    running = page.run.click(
+    panel = page.job
+    page.run.click(
         inline(run, page.message),
         [page.state, page.turn],
-        [page.state, page.strip, *page.turn_outputs, page.message],
+        # Not the timer: this callback follows the job itself.
+        [
+            page.state,
+            page.strip,
+            *page.turn_outputs,
+            page.message,
+            panel.line,
+            panel.job,
+            panel.cancel,
+        ],
         inputs_kwargs=page.engine.kwargs,
         api_name="replay_run",
         concurrency_limit=None,  # `services.fair` queues it (see ui.queueing)
+        show_progress="hidden",  # the job line shows the progress, and Cancel stays usable
     )
-    page.stop.click(None, None, None, cancels=[running], api_name="replay_stop", queue=False)
+    # The panel's Cancel stops the run (before its next turn, and inside the engine), and its
+    # poll follows a run a reloaded page reopened (`?job=`): the run so far, then its end.
+    shown = [page.state, page.domain, page.trajectory, page.info, page.turn, page.strip]
+    shown += page.turn_outputs
+    job_panel.follow(
+        panel,
+        services,
+        latest,
+        shown,
+        "replay_run",
+        unfinished=lambda job: replay_job.reopened(panel, job, latest),
+    )
