@@ -92,6 +92,23 @@ def test_an_anonymous_visitors_budget_is_cut(tmp_path: Path) -> None:
 FLOOD = MAX_WAITING + 8
 """Issue 20's flood was 68 sessions (13 new clients then timed out connecting): here the model
 queue fills, the eight beyond it are refused, and a new visitor still connects and steps."""
+CLIENT_TIMEOUT_S = 120.0
+"""Seconds a visitor's client waits for an answer: a server whose threads are all taken never
+answers the newcomer before the queue drains, which only happens after its step."""
+
+
+def visit(app: RunningApp, address: str) -> Client:
+    """A visitor behind the proxy at `address`, patient with a server serving a full queue.
+
+    gradio_client gives each request 5 s by default; a busy CPU serving 32 waiting steps can take
+    longer to send a newcomer the app's config, and the test is about what the server decides.
+    """
+    return Client(
+        app.url,
+        headers={"X-Forwarded-For": address},
+        httpx_kwargs={"timeout": CLIENT_TIMEOUT_S},
+        verbose=False,
+    )
 
 
 def test_a_new_visitor_connects_and_steps_while_a_full_queue_waits(tmp_path: Path) -> None:
@@ -108,7 +125,7 @@ def test_a_new_visitor_connects_and_steps_while_a_full_queue_waits(tmp_path: Pat
         long_step = fair.admit("someone else", instant=False)
 
         def queue_one(n: int) -> Job:
-            visitor = Client(app.url, headers={"X-Forwarded-For": f"10.7.0.{n + 1}"}, verbose=False)
+            visitor = visit(app, f"10.7.0.{n + 1}")
             loaded = named(visitor.predict(*RECORDING, api_name="/load_turn"))
             return visitor.submit(loaded["action"], engine="openai", api_name="/step")
 
@@ -118,7 +135,7 @@ def test_a_new_visitor_connects_and_steps_while_a_full_queue_waits(tmp_path: Pat
         with pytest.raises(BusyError, match="model queue is full"):  # one more is refused
             fair.admit("one more visitor", instant=False)
 
-        newcomer = Client(app.url, headers={"X-Forwarded-For": "10.8.0.1"}, verbose=False)
+        newcomer = visit(app, "10.8.0.1")
         mine = named(newcomer.predict(*RECORDING, api_name="/load_turn"))
         done = named(newcomer.predict(mine["action"], engine="persistence", api_name="/step"))
         assert "persistence" in done["status"]
