@@ -64,6 +64,34 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
     running.close()
 
 
+@pytest.fixture(scope="module")
+def model_app(
+    request: pytest.FixtureRequest, tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningApp]:
+    """The app on the real transformers engine with the tiny random model, for a job to cancel.
+
+    The model never says end-of-sequence, so every prediction decodes the module's whole
+    `BUDGET` of tokens: the work is still going when the test reloads or presses Cancel.
+    """
+    running = start_app(
+        tmp_path_factory.mktemp("model-app"),
+        engine="transformers",
+        settings={"model": str(tiny_model_dir), "max_new_tokens": request.module.BUDGET},
+    )
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def tab(browser, model_app: RunningApp) -> Iterator:
+    """A fresh page of `model_app`'s browser (the app is started first)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
 @pytest.fixture
 def page(browser, app: RunningApp) -> Iterator:
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)

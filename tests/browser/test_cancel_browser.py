@@ -9,15 +9,11 @@ going when Cancel is pressed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun, RolloutRun
 from tests.browser.pages import open_app, open_tab, wait_for_text
-from tests.support.app_server import RunningApp, start_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -26,26 +22,6 @@ ITEMS = 24
 BUDGET = 64
 """Tokens a prediction decodes (all of them: the tiny model never stops): a chunk takes a while."""
 WAIT_MS = 600_000
-
-
-@pytest.fixture(scope="module")
-def model_app(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    running = start_app(
-        tmp_path_factory.mktemp("cancel-app"),
-        engine="transformers",
-        settings={"model": str(tiny_model_dir), "max_new_tokens": BUDGET},
-    )
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def tab(browser, model_app: RunningApp) -> Iterator:
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
 
 
 def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model_app, shot):

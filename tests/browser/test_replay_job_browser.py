@@ -9,40 +9,16 @@ reloads and when Cancel is pressed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from backend.jobs import JobStatus
 from tests.browser.pages import choose, open_app, open_tab, wait_for_text
-from tests.support.app_server import RunningApp, start_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BUDGET = 1_500
 """Tokens each turn decodes (all of them: the tiny model never stops)."""
 WAIT_MS = 600_000
-
-
-@pytest.fixture(scope="module")
-def model_app(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    running = start_app(
-        tmp_path_factory.mktemp("replay-job-app"),
-        engine="transformers",
-        settings={"model": str(tiny_model_dir), "max_new_tokens": BUDGET},
-    )
-    yield running
-    running.close()
-
-
-@pytest.fixture
-def tab(browser, model_app: RunningApp) -> Iterator:
-    context = browser.new_context(viewport={"width": 1440, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
 
 
 def test_a_replay_run_reopens_after_a_reload_and_cancels(tab, model_app, shot):

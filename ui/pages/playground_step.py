@@ -118,18 +118,7 @@ def follow(
     as if the callback had run it.
     """
     yield started(panel, job.view()) | playground_view.pending(steps, session, action)
-    seen: Any = None
-    said = ""
-    while not job.wait(FOLLOW_S):
-        partial = job.partial
-        now = line(job.view(), partial)
-        frame: dict[Any, Any] = {} if now == said else {panel.line: now}
-        said = now
-        if partial is not seen:
-            seen = partial
-            frame |= shown(steps, partial)
-        if frame:  # only what changed: a queue of waiting steps stays cheap to serve
-            yield frame
+    yield from frames(panel, job, lambda partial: shown(steps, partial))
     ticket.release()  # the work gives it back; a job cancelled before it began never did
     view = job.view()
     ended = started(panel, view)
@@ -139,6 +128,28 @@ def follow(
     yield playground_view.failed(steps, len(session.steps) + 1, action, why(view)) | ended
     if view.status is JobStatus.FAILED and job.error is not None:
         raise job.error
+
+
+def frames(
+    panel: JobPanel, job: Job, show: Callable[[Any], dict[Any, Any]]
+) -> Iterator[dict[Any, Any]]:
+    """A streaming callback's frames until `job` ends: its line, and `show` of each new partial.
+
+    Only what changed is sent (the line when its text moves, the partial when the work set a
+    new one), so a queue of waiting followers stays cheap to serve.
+    """
+    seen: Any = None
+    said = ""
+    while not job.wait(FOLLOW_S):
+        partial = job.partial
+        now = line(job.view(), partial)
+        frame: dict[Any, Any] = {} if now == said else {panel.line: now}
+        said = now
+        if partial is not seen:
+            seen = partial
+            frame |= show(partial)
+        if frame:
+            yield frame
 
 
 def why(view: JobView) -> str:

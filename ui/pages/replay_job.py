@@ -21,7 +21,7 @@ from backend.fair_use import Ticket
 from backend.jobs import Job, JobStatus
 from backend.types import Trajectory
 from ui.pages.job_panel import JobPanel
-from ui.pages.playground_step import FOLLOW_S, Waiting, line, started
+from ui.pages.playground_step import Waiting, frames, line, started
 from ui.play import Playground
 from ui.queueing import places
 from ui.replay import ReplayState, run_trajectory
@@ -77,18 +77,9 @@ def follow(
     had run it.
     """
     yield started(panel, job.view())
-    seen: Any = None
-    said = ""
-    while not job.wait(FOLLOW_S):
-        partial = job.partial
-        now = line(job.view(), partial)
-        frame: dict[Any, Any] = {} if now == said else {panel.line: now}
-        said = now
-        if partial is not seen and isinstance(partial, ReplayState):
-            frame |= present(partial)
-        seen = partial
-        if frame:
-            yield frame
+    yield from frames(
+        panel, job, lambda partial: present(partial) if isinstance(partial, ReplayState) else {}
+    )
     ticket.release()  # the work gives it back; a job cancelled before it began never did
     view = job.view()
     last = job.result if view.status is JobStatus.FINISHED else job.partial
