@@ -135,6 +135,10 @@ def launch(context: AppContext, auth: Auth | None = None, *, block: bool = True)
         ssr_mode=False,
         max_threads=2 * MAX_WAITING,  # waiting steps poll in threads; new visitors get the rest
         show_error=False,
+        # Gradio's own check that localhost answers gives up after one 3 s HEAD request, and
+        # then refuses to start ("a shareable link must be created") on a busy CPU; this app
+        # never makes share links, so the check only ever stops a working server.
+        _frontend=False,
         prevent_thread_lock=not block,
         quiet=not block,
         app_kwargs={"middleware": [Middleware(IdentityCookie, identities=auth.identities)]},

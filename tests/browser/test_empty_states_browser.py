@@ -17,6 +17,9 @@ from tests.support.app_server import RunningApp, start_app
 
 pytestmark = pytest.mark.browser
 
+BATTLE_MS = 600_000
+"""A battle may draw a model contender, which reads a whole SWE issue on a busy CPU first."""
+
 ROLLOUTS_HEIGHT = 1600
 """Pixels the Rollouts page may take before any run (its empty tables once took 2,800)."""
 
@@ -75,7 +78,7 @@ def test_the_arena_task_is_one_sentence_and_the_rest_folded(page, app, shot) -> 
     choose(page, "ar-domain", "Software engineering")  # recorded SWE tasks are whole issues
     page.locator("#ar-battle").click()
     task = page.locator("#ar-context details.awp-task-line")
-    task.wait_for(timeout=60_000)
+    task.wait_for(timeout=BATTLE_MS)
     summary = task.locator("summary").inner_text()
     assert summary.startswith("Task") and "(full task)" in summary and len(summary) < 200
     full = task.locator(".awp-task-full")

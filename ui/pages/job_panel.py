@@ -235,6 +235,10 @@ def follow(
             }
         view = job.view()
         updates = attached(panel, view)
+        if not view.ended and not view.cancelling:
+            # Cancel was shown when the job started or reopened: re-sending it every tick
+            # re-renders it, and a button that moves under the pointer is hard to press.
+            del updates[panel.cancel]
         if view.status is JobStatus.FINISHED:
             try:
                 updates |= show(job.result)
