@@ -163,12 +163,14 @@ class Prepared:
         chat: the chat request the engine receives.
         grounded_by: the provenance ids of the real transitions shown as demonstrations.
         history_dropped: the oldest history turns left out so the prompt fits the context.
+        answer: the record's exact answer, when it has one (the engine is then not asked).
     """
 
     request: SimRequest
     chat: ChatRequest
     grounded_by: tuple[str, ...] = ()
     history_dropped: int = 0
+    answer: Prediction | None = None
 
 
 class Simulator:
@@ -249,10 +251,11 @@ class Simulator:
                 request = request.model_copy(update={"context": context})
             system = self.system_prompt(request)
             # a step the record answers never reaches the engine: nothing to measure or load
-            answered = self.recorded(request) is not None
-            fitted = request if answered else self._fitted(request, system)
+            answer = self.recorded(request)
+            fitted = request if answer is not None else self._fitted(request, system)
             dropped = len(request.history) - len(fitted.history)
-            prepared.append(Prepared(fitted, _chat(fitted, system), grounding.refs, dropped))
+            chat = _chat(fitted, system)
+            prepared.append(Prepared(fitted, chat, grounding.refs, dropped, answer))
         return prepared
 
     def _fitted(self, request: SimRequest, system: str) -> SimRequest:
@@ -288,24 +291,22 @@ class Simulator:
     def step_batch(self, requests: Sequence[SimRequest]) -> list[Prediction]:
         """Predict many steps in one engine call, so the engine can batch them."""
         prepared = self.prepare_all(requests)
-        answers = [self.recorded(p.request) for p in prepared]
-        asked = [p for p, answer in zip(prepared, answers, strict=True) if answer is None]
+        asked = [p for p in prepared if p.answer is None]
         completions = iter(self.engine.generate([p.chat for p in asked]) if asked else [])
         return [
-            answer
-            if answer is not None
+            p.answer
+            if p.answer is not None
             else to_prediction(
                 next(completions), p.chat, p.request.action, p.grounded_by, p.history_dropped
             )
-            for p, answer in zip(prepared, answers, strict=True)
+            for p in prepared
         ]
 
     def stream(self, request: SimRequest) -> Iterator[StreamChunk | Prediction]:
         """Yield streamed deltas, then the parsed Prediction as the last item."""
         prepared = self.prepare(request)
-        answer = self.recorded(prepared.request)
-        if answer is not None:
-            yield answer
+        if prepared.answer is not None:
+            yield prepared.answer
             return
         for chunk in self.engine.stream(prepared.chat):
             if chunk.completion is not None:
