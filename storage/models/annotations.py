@@ -69,6 +69,7 @@ class AnnotationRow(TimestampMixin, Base):
     tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     notes: Mapped[str] = mapped_column(Text, default="")
     source: Mapped[str] = mapped_column(String(32), default="ui")
+    author_role: Mapped[str | None] = mapped_column(String(16))
     version: Mapped[int] = mapped_column(Integer, default=1)
 
 

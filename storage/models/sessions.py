@@ -101,6 +101,7 @@ class SessionRow(TimestampMixin, Base):
     )
     branched_at: Mapped[int | None] = mapped_column(Integer)
     complete: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    world: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
     steps: Mapped[list[StepRow]] = relationship(
         back_populates="session",
@@ -131,6 +132,7 @@ class StepRow(Base):
     real_observation: Mapped[str | None] = mapped_column(Text)
     origin: Mapped[str | None] = mapped_column(String(16))
     answered_by: Mapped[str | None] = mapped_column(String(16), index=True)
+    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     session: Mapped[SessionRow] = relationship(back_populates="steps")
@@ -177,6 +179,7 @@ class PredictionRow(Base):
     grounded_by: Mapped[list[str] | None] = mapped_column(JSON)
     confidence: Mapped[float | None] = mapped_column(Float)
     history_dropped: Mapped[int | None] = mapped_column(Integer)
+    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")

@@ -47,5 +47,6 @@ class TurnRow(Base):
     action: Mapped[str] = mapped_column(Text)
     observation: Mapped[str | None] = mapped_column(Text)
     predicted: Mapped[str | None] = mapped_column(Text)
+    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
     trajectory: Mapped[TrajectoryRow] = relationship(back_populates="turns")
