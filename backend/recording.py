@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from backend.provenance import Provenance
 from backend.types import (
     AnsweredBy,
     HistoryMode,
@@ -128,6 +129,8 @@ class StepInput:
         answered_by: who answered the step, i.e. whose observation the session goes on from:
             the model (sim), the record, an exact executor or the live environment (live and
             shadow); None for a recorded turn copied in as history.
+        provenance: where `real` came from (`backend.provenance`); required with `real`,
+            storage refuses a real observation without it.
     """
 
     action: str
@@ -138,6 +141,7 @@ class StepInput:
     params: SamplingParams | None = None
     history_mode: HistoryMode | None = None
     answered_by: AnsweredBy | None = None
+    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
+from backend.provenance import Provenance
 from backend.types import (
     AnsweredBy,
     ChatMessage,
@@ -125,12 +126,14 @@ def exact_prediction(
     answered_by: AnsweredBy,
     source: str,
     grounded_by: Sequence[str] = (),
+    provenance: Provenance | None = None,
 ) -> Prediction:
     """A step answered by reality (the record, an executor, the live environment) as a prediction.
 
     Stored like any prediction, so every edge shows, scores and exports it the same way; its
     engine is the answerer's name (never a model's), its model the source (`live:<domain>`, a
-    transition id), and its confidence 1.
+    transition id), its confidence 1, and its `provenance` the reality that answered (the
+    matched transition's own source, the live run); storage refuses one without it.
     """
     diagnostics = Diagnostics(
         open_tags=0,
@@ -151,6 +154,7 @@ def exact_prediction(
         grounded_by=list(grounded_by),
         answered_by=answered_by,
         confidence=1.0,
+        provenance=provenance,
     )
 
 
@@ -204,7 +208,9 @@ class Simulator:
         found = self.record.lookup(request)
         if found is None:
             return None
-        return exact_prediction(request.action, found.after, "record", found.ref, [found.ref])
+        return exact_prediction(
+            request.action, found.after, "record", found.ref, [found.ref], found.provenance
+        )
 
     def system_prompt(self, request: SimRequest) -> str:
         """The request's own system prompt, else its domain's filled from its context.

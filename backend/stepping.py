@@ -35,6 +35,8 @@ from backend.history import state_before
 from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical, exact_prediction
+from backend.sources import live as live_source
+from backend.sources import own_run, reference_provenance
 from backend.types import (
     AnsweredBy,
     Prediction,
@@ -283,9 +285,12 @@ def step_input(
     `answered_by` defaults to the prediction's answerer, and to `live` without a prediction.
     """
     origin = request.reference_origin if request.reference is not None else None
+    source = reference_provenance(request)
     if prediction is None:
         answerer = answered_by or "live"
-        return StepInput(request.action, request.reference, origin, answered_by=answerer)
+        return StepInput(
+            request.action, request.reference, origin, answered_by=answerer, provenance=source
+        )
     return StepInput(
         action=prediction.action,
         real=request.reference,
@@ -295,6 +300,7 @@ def step_input(
         params=request.params,
         history_mode=request.history_mode,
         answered_by=answered_by or prediction.answered_by,
+        provenance=source,
     )
 
 
@@ -355,7 +361,13 @@ def exact_sample(request: SimRequest, answered_by: AnsweredBy, source: str) -> S
     """
     if request.reference is None:
         raise ValueError("an exact answer needs the request's reference")
-    prediction = exact_prediction(request.action, request.reference, answered_by, source)
+    prediction = exact_prediction(
+        request.action,
+        request.reference,
+        answered_by,
+        source,
+        provenance=reference_provenance(request),
+    )
     return Sample(request, prediction, score(request, prediction))
 
 
@@ -405,7 +417,13 @@ def run_step(
             return
         settled = observed(request, live)
         real = settled.reference or ""
-        exact = exact_prediction(settled.action, real, answerer, f"live:{request.domain}")
+        exact = exact_prediction(
+            settled.action,
+            real,
+            answerer,
+            f"live:{request.domain}",
+            provenance=settled.reference_provenance,
+        )
         yield record_prediction(recorder, target, settled, exact, prefix)
         return
     if getattr(simulator.engine, "answers_with_reference", False):
@@ -429,5 +447,9 @@ def run_step(
 def observed(request: SimRequest, live: Reality) -> SimRequest:
     """The request with the live environment's observation after its action as the truth."""
     return request.model_copy(
-        update={"reference": live(request.action), "reference_origin": "live"}
+        update={
+            "reference": live(request.action),
+            "reference_origin": "live",
+            "reference_provenance": live_source(request.domain, own_run(request)),
+        }
     )

@@ -13,14 +13,17 @@ from collections.abc import Hashable
 from typing import TypeVarTuple
 
 from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
 
 from backend.grounding.transitions import Transition, trajectory_transitions
 from backend.history import state_before
+from backend.provenance import Correction
 from backend.verdicts import Verdict
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_turns
 from storage.models import (
     AnnotationRow,
+    AnnotatorRow,
     PredictionRow,
     SessionRow,
     StepRow,
@@ -33,6 +36,16 @@ from storage.trajectories import TrajectoryStore
 def annotation_ref(annotation_id: int) -> str:
     """The provenance id of an annotator's correction."""
     return f"annotation:{annotation_id}"
+
+
+def correction_provenance(session: Session, annotation: AnnotationRow) -> Correction:
+    """The source of a correction: its annotation, author and the author's role."""
+    author = session.get(AnnotatorRow, annotation.annotator_id)
+    return Correction(
+        annotation_id=annotation.id,
+        author=author.name if author is not None else "unknown",
+        role=annotation.author_role,
+    )
 
 
 Columns = TypeVarTuple("Columns")
@@ -104,6 +117,7 @@ class TransitionStore:
                         step.action,
                         annotation.corrected_observation,
                         owner.base_trajectory_id,
+                        correction_provenance(session, annotation),
                     )
                 )
         return found

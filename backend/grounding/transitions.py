@@ -13,6 +13,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Protocol
 
+from backend.provenance import Provenance
+from backend.sources import turn_provenance
 from backend.types import Trajectory
 
 
@@ -29,6 +31,8 @@ class Transition:
         after: the real state after the action.
         trajectory_id: the recording it belongs to (an annotation: its session's base
             recording), which the leakage guard excludes; None when it belongs to none.
+        provenance: where `after` came from (`backend.provenance`): the turn's own source, or
+            the correction's; what a record answer stores as its prediction's provenance.
     """
 
     ref: str
@@ -37,6 +41,7 @@ class Transition:
     action: str
     after: str
     trajectory_id: str | None
+    provenance: Provenance | None = None
 
 
 def own_recording(*trajectory_ids: str | None) -> tuple[str, ...]:
@@ -67,6 +72,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
                     turn.action,
                     turn.observation,
                     trajectory.id,
+                    turn_provenance(trajectory, index),
                 )
             )
         before = turn.observation
