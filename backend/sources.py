@@ -60,6 +60,11 @@ def live(sandbox: str, run: str | None = None) -> Live:
     return Live(sandbox=sandbox, run=run, at=datetime.now(UTC))
 
 
+def live_answer(domain: str, answered_by: str, run: str | None = None) -> Live:
+    """The source of an observation a live environment or an exact executor gave, now."""
+    return live(f"executor:{domain}" if answered_by == "executor" else domain, run)
+
+
 def own_run(request: SimRequest) -> str | None:
     """The recording a request's step belongs to (a live session's run), when it has one."""
     return request.grounding_exclude[0] if request.grounding_exclude else None

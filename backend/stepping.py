@@ -32,11 +32,12 @@ from backend.errors import (
     LiveEnvironmentError,
 )
 from backend.history import state_before
+from backend.provenance import Live
 from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical, exact_prediction
 from backend.sources import live as live_source
-from backend.sources import own_run, reference_provenance
+from backend.sources import live_answer, own_run, reference_provenance
 from backend.types import (
     AnsweredBy,
     Prediction,
@@ -415,7 +416,7 @@ def run_step(
         if answerer == "model":
             yield from run_step(simulator, recorder, target, request, prefix)
             return
-        settled = observed(request, live)
+        settled = observed(request, live, live_answer(request.domain, answerer, own_run(request)))
         real = settled.reference or ""
         exact = exact_prediction(
             settled.action,
@@ -444,12 +445,16 @@ def run_step(
             yield record_prediction(recorder, target, settled, item, prefix, answered_by="live")
 
 
-def observed(request: SimRequest, live: Reality) -> SimRequest:
-    """The request with the live environment's observation after its action as the truth."""
+def observed(request: SimRequest, live: Reality, source: Live | None = None) -> SimRequest:
+    """The request with the live environment's observation after its action as the truth.
+
+    `source` is where that observation comes from (default: a live run of the request's domain,
+    the request's own recording its run).
+    """
     return request.model_copy(
         update={
             "reference": live(request.action),
             "reference_origin": "live",
-            "reference_provenance": live_source(request.domain, own_run(request)),
+            "reference_provenance": source or live_source(request.domain, own_run(request)),
         }
     )

@@ -13,7 +13,7 @@ from backend.scoring import headline_metric
 from backend.scoring.base import METRICS
 from backend.types import Prediction
 from storage.annotations.types import CorrectionPlace
-from ui.provenance import grounding_html
+from ui.provenance import answered_words, grounding_html
 from ui.renderers.base import esc
 from ui.session import PlaySession, Score
 
@@ -27,10 +27,11 @@ def chip(label: str, value: str, tone: str = "") -> str:
 
 
 def answered_chip(prediction: Prediction) -> str:
-    """Who answered, when it was not the model: reality itself, not a prediction."""
+    """Who answered, when it was not the model, and the reality it answered with."""
     if prediction.answered_by == "model":
         return ""
-    return chip("answered by", f"{prediction.answered_by} (exact, not predicted)", "good")
+    words = answered_words(prediction).removeprefix("answered by ")
+    return chip("answered by", f"{words} (exact, not predicted)", "good")
 
 
 def cut_chip(dropped: int) -> str:

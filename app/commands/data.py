@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from app.context import build_context
+from backend.sources import FILE_KEY
 from backend.types import Trajectory
 
 import_cli = typer.Typer(help="Import trajectories into the database.", no_args_is_help=True)
@@ -82,7 +83,10 @@ def trajectory_command(name: str, description: str) -> None:
     ) -> None:
         from backend.data.formats import TRAJECTORY_FORMATS
 
-        trajectories = TRAJECTORY_FORMATS.get(name).read(path, domain)
+        trajectories = [
+            t.model_copy(update={"metadata": {**t.metadata, FILE_KEY: str(path)}})
+            for t in TRAJECTORY_FORMATS.get(name).read(path, domain)
+        ]
         store(trajectories)
         typer.echo(f"Imported {len(trajectories)} {name} trajectories from {path}:")
         print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")

@@ -118,7 +118,8 @@ def _of_recording(trajectory: Any, trajectory_id: str, turn: int, at: Any = None
         return _recorded("recording", trajectory_id, turn)
     if trajectory.source.startswith(LIVE_PREFIX):
         return _live(trajectory.domain, trajectory_id, at)
-    file = (trajectory.metadata or {}).get("file") if isinstance(trajectory.metadata, dict) else None
+    metadata = trajectory.metadata if isinstance(trajectory.metadata, dict) else {}
+    file = metadata.get("file")
     return _recorded(trajectory.source, trajectory_id, turn, file)
 
 
