@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -43,7 +43,7 @@ def recorded_step(turn: Turn, source: Provenance | None = None) -> StepInput:
     was not stored (a bundled one, a world file's start): its session's base recording.
     """
     origin: ReferenceOrigin | None = "recorded" if turn.observation is not None else None
-    provenance = turn.provenance or source if turn.observation is not None else None
+    provenance = (turn.provenance or source) if turn.observation is not None else None
     return StepInput(turn.action, turn.observation, origin, provenance=provenance)
 
 
@@ -225,6 +225,16 @@ class SessionStore:
         """Most recently active sessions first, optionally of one domain, owner or benchmark run."""
         with session_scope(self._factory) as session:
             return session_summaries(session, domain, owner, limit, offset, bench_run_id)
+
+    def owns_recording(self, owner: str, trajectory_id: str) -> bool:
+        """Whether `owner` has a session started from the recording (their own live run)."""
+        query = (
+            select(SessionRow.id)
+            .where(SessionRow.owner == owner, SessionRow.base_trajectory_id == trajectory_id)
+            .limit(1)
+        )
+        with session_scope(self._factory) as session:
+            return session.scalar(query) is not None
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session with its steps, predictions, scores, annotations and branches.

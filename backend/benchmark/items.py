@@ -19,7 +19,9 @@ from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
 from backend.grounding.transitions import own_recording
 from backend.history import state_before
+from backend.provenance import Provenance, Recorded
 from backend.registry import Registry
+from backend.sources import turn_provenance
 from backend.types import (
     HistoryMode,
     PromptContext,
@@ -47,6 +49,8 @@ class BenchItem(BaseModel):
         reference: the real observation after the action.
         verbatim: an official row's texts, sent as they are when teacher-forced.
         row: the official row the item came from (what the official judge reads).
+        source: where `reference` came from (`backend.provenance`); left out of the item's
+            dump, so a dataset's digest is its content's alone.
     """
 
     item_id: str
@@ -61,6 +65,7 @@ class BenchItem(BaseModel):
     reference: str
     verbatim: VerbatimChat | None = None
     row: dict[str, Any] | None = None
+    source: Provenance | None = Field(default=None, exclude=True)
 
     def official_row(self) -> dict[str, Any]:
         """The item as an AgentWorldBench row: its own, or one laid out from its turns."""
@@ -103,6 +108,7 @@ class BenchItem(BaseModel):
             history_mode=history_mode,
             params=params,
             reference=self.reference,
+            reference_provenance=self.source,
             grounding_exclude=own_recording(self.trajectory_key),
             verbatim=self.verbatim,
         )
@@ -126,6 +132,7 @@ def items_from_trajectories(trajectories: list[Trajectory]) -> list[BenchItem]:
                         history=trajectory.turns[:index],
                         action=turn.action,
                         reference=turn.observation,
+                        source=turn_provenance(trajectory, index),
                     )
                 )
     return items
@@ -147,6 +154,12 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
             reference=item.ground_truth,
             verbatim=item.verbatim,
             row=item.raw,
+            source=Recorded(
+                dataset="agentworldbench",
+                file=str(path),
+                row_id=f"{item.domain}/{item.id}",
+                turn=item.turn_idx,
+            ),
         )
         for item in loaded.items
     ]

@@ -7,7 +7,7 @@ links back to where it came from.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,6 +48,17 @@ class LinkedRow(BaseModel):
         default=None,
         description="The oldest history turns left out of the prompt so it fit the engine's "
         "context (0: none); None for predictions stored before it was kept.",
+    )
+    provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="Where the prediction's observation came from (`backend.provenance`: "
+        "`predicted` engine and model, or the `recorded`/`live`/`correction` reality of an "
+        "exact answer).",
+    )
+    real_provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="Where the step's real observation came from (`recorded` import, `live` "
+        "run, `correction`); None when it is unknown.",
     )
 
 
