@@ -197,8 +197,8 @@ def test_exact_answers_are_exported_but_never_queued_for_review(database: Databa
 
 
 def test_the_queue_offers_the_least_confident_first_when_asked(database: Database) -> None:
-    from backend.recording import NewSession
     from backend.provenance import Predicted
+    from backend.recording import NewSession
     from backend.simulate import exact_prediction
     from backend.stepping import record_prediction
     from backend.types import HistoryMode, SamplingParams, SimRequest
