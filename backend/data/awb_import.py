@@ -18,7 +18,6 @@ from pathlib import Path
 
 from backend.data.agentworldbench import reach, row_trajectory, unique_items, validate_row
 from backend.data.rows import read_rows
-from backend.sources import FILE_KEY
 from backend.types import Trajectory
 
 
@@ -76,6 +75,4 @@ class AgentWorldBenchScan:
         for where, raw in read_rows(self.path):
             evaluated = wanted.get(where)
             if evaluated is not None:
-                made = row_trajectory(validate_row(raw, where), evaluated, self.source)
-                # where the row was read (file and line): each turn's provenance names it
-                yield made.model_copy(update={"metadata": {**made.metadata, FILE_KEY: where}})
+                yield row_trajectory(validate_row(raw, where), evaluated, self.source)
