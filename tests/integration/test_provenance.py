@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError
 
+from app.context import AppContext
 from backend.engines.baselines import BaselineEngine, previous_observation
 from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError
@@ -29,6 +30,7 @@ from storage.models import Base, PredictionRow, StepRow, TrajectoryRow, TurnRow
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
+from tests.support.cli import run
 from tests.support.live import live_config, skip_unless_live
 from tests.support.postgres import fake_prediction
 
@@ -294,3 +296,64 @@ def test_a_live_run_keeps_each_turn_as_live(database: Database, tmp_path: Path) 
     assert isinstance(turn.provenance, Live)
     assert (turn.provenance.sandbox, turn.provenance.run) == ("terminal", trajectory.id)
     assert turn.provenance.at is not None
+
+
+# -- provenance reaches env info, bench rows and exports -------------------------------------
+
+
+def test_env_info_names_the_source_of_the_answer_and_of_the_reference(database: Database) -> None:
+    from backend.data.bundled import load_bundled
+    from backend.domains.prompts import PromptLibrary
+    from backend.engines.base import EngineConfig, build_engine
+    from backend.envs.sim.episode import EnvOptions, EpisodeSpec
+    from backend.envs.sim.rewards import RewardOptions, build_reward
+    from backend.envs.sim.world import WorldEnv
+
+    trajectory = next(t for t in load_bundled() if t.domain == "terminal")
+    oracle = Simulator(build_engine(EngineConfig(name="oracle")), PromptLibrary())
+    env = WorldEnv(
+        oracle,
+        build_reward("reference", RewardOptions()),
+        EnvOptions(max_steps=2),
+        SessionStore(database.session_factory),
+    )
+    env.reset(EpisodeSpec.from_trajectory(trajectory))
+    info = env.step(trajectory.turns[0].action).info
+    assert info["provenance"] == {
+        "kind": "predicted",
+        "engine": "oracle",
+        "model": "baseline:oracle",
+    }
+    assert info["reference_provenance"] == stored(
+        Recorded(dataset=trajectory.source, row_id=trajectory.id, turn=1)
+    )
+    step = SessionStore(database.session_factory).load_session(env.session_id).steps[0]
+    assert step.provenance == Recorded(dataset=trajectory.source, row_id=trajectory.id, turn=1)
+
+
+def test_bench_rows_and_exports_carry_both_sources(awp_context: AppContext, tmp_path: Path) -> None:
+    from backend.benchmark.store import ItemStore
+    from backend.data.bundled import load_bundled
+
+    bundled = load_bundled()
+    copies = [t.model_copy(update={"id": f"copy/{t.id}"}) for t in bundled]
+    awp_context.trajectories.upsert_many([*bundled, *copies])
+    out = tmp_path / "bench"
+    args = ["--dataset", "bundled", "--engine", "persistence", "--limit", "12"]
+    code, output = run("bench", *args, "--record-answers", "--out", str(out))
+    assert code == 0, output
+    rows = list(ItemStore(out / "items.jsonl").rows())
+    by_model = [row for row in rows if row.answered_by == "model"]
+    by_record = [row for row in rows if row.answered_by == "record"]
+    assert by_record
+    assert all(row.provenance["kind"] == "predicted" for row in by_model)
+    # A record answer names the copy it was read from, never the item's own recording.
+    for row in by_record:
+        source = row.provenance
+        assert source["kind"] == "recorded" and source["row_id"].startswith("copy/")
+        assert row.reference_provenance["row_id"] == row.item_id.rsplit("#", 1)[0]
+    code, output = run("export", "--format", "reward", "--out", str(tmp_path / "r.jsonl"))
+    assert code == 0, output
+    exported = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert exported and all(row["provenance"]["kind"] for row in exported)
+    assert {row["real_provenance"]["kind"] for row in exported} == {"recorded"}
