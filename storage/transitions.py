@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from backend.grounding.transitions import Transition, trajectory_transitions
 from backend.history import state_before
-from backend.provenance import Correction
+from backend.provenance import Correction, ReviewState
 from backend.verdicts import Verdict
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_turns
@@ -38,13 +38,20 @@ def annotation_ref(annotation_id: int) -> str:
     return f"annotation:{annotation_id}"
 
 
-def correction_provenance(session: Session, annotation: AnnotationRow) -> Correction:
-    """The source of a correction: its annotation, author and the author's role."""
+def correction_provenance(
+    session: Session,
+    annotation: AnnotationRow,
+    review: ReviewState = "unreviewed",
+    trusted_by: str = "",
+) -> Correction:
+    """The source of a correction: its annotation, author, the author's role, its review."""
     author = session.get(AnnotatorRow, annotation.annotator_id)
     return Correction(
         annotation_id=annotation.id,
         author=author.name if author is not None else "unknown",
         role=annotation.author_role,
+        review=review,
+        trusted_by=trusted_by,
     )
 
 
