@@ -43,6 +43,11 @@ def real_words(origin: str | None, provenance: Provenance | None) -> str:
     return f"{origin or provenance.kind}: {describe(provenance)}"
 
 
+def answerer_words(prediction: Prediction) -> str:
+    """Who answered and from where, for a column or chip already titled "by" / "answered by"."""
+    return answered_words(prediction).removeprefix("predicted by ").removeprefix("answered by ")
+
+
 def answered_words(prediction: Prediction) -> str:
     """Who answered and where its observation came from, from the one provenance field.
 
