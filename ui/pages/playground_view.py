@@ -18,7 +18,7 @@ from storage.annotations.types import CorrectionPlace
 from storage.trajectories import TrajectoryStore
 from ui import views
 from ui.play import Partial, Preparing
-from ui.provenance import answered_words, real_words, source_words
+from ui.provenance import answered_words, real_words
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
@@ -112,6 +112,11 @@ def real_of(request: SimRequest) -> str:
     return real_words(request.reference_origin, reference_provenance(request))
 
 
+def source_line(words: str) -> str:
+    """Where a panel's observation came from, in words, under its caption (`ui.provenance`)."""
+    return f'<div class="awp-source">{esc(words)}</div>'
+
+
 def caption(index: int, action: str, what: str) -> str:
     """A line naming the step a panel belongs to, so no panel passes for another step's."""
     return (
@@ -199,18 +204,17 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
         real = empty(unknown)
     else:
         real = render_observation(renderer, last.real, prior)
-    answered = (
-        f"Answered exactly ({prediction.answered_by}: {source_words(prediction.provenance)})"
-        if exact
-        else f"Predicted ({source_words(prediction.provenance)})"
-    )
+    answered = f"Answered exactly ({prediction.answered_by})" if exact else "Predicted"
     live = shown_live(session)
     return [
         render_observation(renderer, prior),
         task_html(session) + live_chips(live) + status_html(prediction, note, places),
         caption(index, last.action, answered)
+        + source_line(answered_words(prediction))
         + render_observation(renderer, prediction.observation, prior),
-        caption(index, last.action, f"Real ({real_words(last.origin, last.provenance)})") + real,
+        caption(index, last.action, f"Real ({last.origin or 'unknown'})")
+        + (source_line(real_words(last.origin, last.provenance)) if last.real is not None else "")
+        + real,
         render_observation("text", prediction.reasoning or "(no reasoning)"),
         scores_html(last.scores, last.real is not None, session.domain),
         render_diff(prediction.observation, last.real, kind=renderer),
@@ -258,7 +262,9 @@ def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.
         view.before: render_observation(renderer, previous),
         view.status: status,
         view.predicted: text,
-        view.real: caption(event.index, request.action, f"Real ({real_of(request)})") + real,
+        view.real: caption(event.index, request.action, "Real (recorded)")
+        + (source_line(real_of(request)) if request.reference is not None else "")
+        + real,
         view.reasoning: "",
         view.scores: empty("Scores appear when the prediction is complete."),
         view.diff: empty("The diff appears when the prediction is complete."),
