@@ -44,17 +44,6 @@ def turn_provenance(trajectory: Trajectory, index: int) -> Provenance:
     return own if own is not None else recorded(trajectory, index)
 
 
-def with_provenance(trajectory: Trajectory) -> Trajectory:
-    """The recording with each turn's source filled in, as storage keeps and returns it."""
-    turns = [
-        turn
-        if turn.provenance is not None
-        else turn.model_copy(update={"provenance": recorded(trajectory, index)})
-        for index, turn in enumerate(trajectory.turns)
-    ]
-    return trajectory.model_copy(update={"turns": turns})
-
-
 def live(sandbox: str, run: str | None = None) -> Live:
     """A live environment's (or exact executor's) observation, taken now."""
     return Live(sandbox=sandbox, run=run, at=datetime.now(UTC))

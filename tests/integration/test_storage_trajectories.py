@@ -6,7 +6,7 @@ import pytest
 
 from backend.errors import NotFoundError
 from backend.provenance import Recorded
-from backend.sources import with_provenance
+from backend.sources import recorded
 from backend.types import Trajectory, Turn
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
@@ -26,6 +26,15 @@ def trajectory(tid: str, domain: str = "terminal", turns: int = 2, **kwargs: obj
         metadata={"origin": {"file": "x.jsonl", "line": 3}},
         **kwargs,
     )
+
+
+def with_provenance(trajectory: Trajectory) -> Trajectory:
+    """The recording as storage returns it: each turn with its source filled in."""
+    turns = [
+        turn.model_copy(update={"provenance": turn.provenance or recorded(trajectory, index)})
+        for index, turn in enumerate(trajectory.turns)
+    ]
+    return trajectory.model_copy(update={"turns": turns})
 
 
 def test_upsert_round_trip_and_replace(database) -> None:
