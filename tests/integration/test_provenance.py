@@ -357,3 +357,9 @@ def test_bench_rows_and_exports_carry_both_sources(awp_context: AppContext, tmp_
     exported = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert exported and all(row["provenance"]["kind"] for row in exported)
     assert {row["real_provenance"]["kind"] for row in exported} == {"recorded"}
+    code, output = run("export", "--format", "atif", "--out", str(tmp_path / "t.jsonl"))
+    assert code == 0, output
+    trajectory = json.loads((tmp_path / "t.jsonl").read_text().splitlines()[-1])
+    assert trajectory["extra"]["provenance"]["kind"] in ("predicted", "recorded")
+    outcome = trajectory["steps"][-1]["extra"]["world_model"]
+    assert outcome["real_provenance"]["kind"] == "recorded"
