@@ -1,0 +1,126 @@
+"""Leakage guarded by content, not by ids: through the real CLI, over real SQLite.
+
+Real rows (the bundled recordings, written as AgentWorldBench rows where a file is needed) are
+imported with `awp import`, then benchmarked with `awp bench --grounding --record-answers` and
+the `persistence` engine: the tests are about which real transitions each item is shown (its
+stored prompt, its `grounded_by`, the record's answer), not about generation. Every copy of an
+item's recording (the bundled one, an import under a renamed id, a duplicate row in a second
+file) is its own recording: none of its steps may reach the item, by grounding or the record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from sqlalchemy import select
+
+from app.context import AppContext
+from backend.benchmark.items import load_items
+from backend.benchmark.store import ItemRow, ItemStore
+from backend.data.agentworldbench import trajectory_to_rows
+from backend.data.bundled import load_bundled
+from backend.grounding.grounder import HEADER
+from backend.scoring.text import normalise_whitespace
+from backend.types import Trajectory
+from storage.db import session_scope
+from storage.models import PredictionRow, PromptTextRow
+from tests.support.cli import run
+
+SYSTEM = "You are a world model."
+RENAMED, DUPLICATE = "~renamed", "~duplicate"
+
+
+def recordings(*domains: str) -> list[Trajectory]:
+    """The bundled recordings of `domains` whose every turn has a real observation."""
+    return [
+        t
+        for t in load_bundled()
+        if t.domain in domains and all(turn.observation is not None for turn in t.turns)
+    ]
+
+
+def write_rows(
+    path: Path, trajectories: Iterable[Trajectory], suffix: str = "", turns: slice = slice(None)
+) -> Path:
+    """The trajectories' AgentWorldBench rows (those of `turns`) in `path`, `suffix` on each id."""
+    rows = [
+        {**row, "id": trajectory.id + suffix}
+        for trajectory in trajectories
+        for row in trajectory_to_rows(trajectory, SYSTEM)[turns]
+    ]
+    path.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def awp(*args: str) -> str:
+    code, output = run(*args)
+    assert code == 0, output
+    return output
+
+
+def bench(dataset: Path | str, out: Path) -> list[ItemRow]:
+    """`awp bench` of `dataset` with grounding and record answers on: its item rows."""
+    args = ["--dataset", str(dataset), "--engine", "persistence", "--out", str(out)]
+    awp("bench", *args, "--grounding", "--record-answers")
+    return list(ItemStore(out / "items.jsonl").rows())
+
+
+def demonstrations(context: AppContext, prediction_id: int | None) -> str:
+    """The demonstrations in a stored prediction's prompt ("" when it had none).
+
+    A step the record answered has no prompt: no model was asked.
+    """
+    assert prediction_id is not None
+    with session_scope(context.database.session_factory) as session:
+        prompt = session.get_one(PredictionRow, prediction_id).prompt
+        if not prompt:
+            return ""
+        system = session.execute(
+            select(PromptTextRow.text).where(PromptTextRow.sha256 == prompt[0][1])
+        ).scalar_one()
+    return system.partition(HEADER)[2]
+
+
+def leaks(
+    context: AppContext, dataset: Path | str, rows: list[ItemRow], copies: Callable[[str], set[str]]
+) -> list[str]:
+    """Each leak into a row: a step of a copy of its own recording, or its own truth, shown.
+
+    `copies` gives the stored ids of every copy of an item's recording from its own id (its
+    row's `id`, as `awp import` stores it; a bundled item's recording id). A row
+    the record answered shows its answer's transition in `grounded_by`, so this covers both.
+    """
+    items = {item.item_id: item for item in load_items(str(dataset))}
+    assert rows and {row.item_id for row in rows} == set(items)
+    found = []
+    for row in rows:
+        item = items[row.item_id]
+        own = copies(str(item.row["id"]) if item.row is not None else item.trajectory_key)
+        found += [
+            f"{row.item_id} shown {ref}" for ref in row.grounded_by if ref.rsplit("#", 1)[0] in own
+        ]
+        truth = normalise_whitespace(item.reference)
+        if len(truth) >= 40 and truth in normalise_whitespace(
+            demonstrations(context, row.prediction_id)
+        ):
+            found.append(f"{row.item_id} shown its own truth")
+    return found
+
+
+def test_a_bench_of_imported_rows_never_shows_an_item_its_own_row_or_future(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    # 18 real terminal rows (3 turns of 6 recordings), imported, then benchmarked from the file:
+    # before the guard compared content, all 18 were shown (or answered by) their own rows.
+    rows = write_rows(tmp_path / "rows.jsonl", recordings("terminal")[:6], turns=slice(3))
+    assert "18 rows" in awp("import", "agentworldbench", str(rows))
+
+    found = bench(rows, tmp_path / "run")
+
+    assert len(found) == 18
+    assert leaks(awp_context, rows, found, lambda own: {own}) == []
+    # the guard hides the item's own recording, not the others: most items are still grounded
+    assert sum(bool(row.grounded_by) for row in found) >= 12
+    assert {row.answered_by for row in found} == {"model"}
