@@ -11,6 +11,7 @@ file) is its own recording: none of its steps may reach the item, by grounding o
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -83,17 +84,27 @@ def demonstrations(context: AppContext, prediction_id: int | None) -> str:
     return system.partition(HEADER)[2]
 
 
+def unique_observations() -> set[str]:
+    """The (normalised) observations that only one bundled recording's turn has."""
+    seen = Counter(
+        normalise_whitespace(turn.observation or "") for t in load_bundled() for turn in t.turns
+    )
+    return {text for text, count in seen.items() if count == 1}
+
+
 def leaks(
     context: AppContext, dataset: Path | str, rows: list[ItemRow], copies: Callable[[str], set[str]]
 ) -> list[str]:
     """Each leak into a row: a step of a copy of its own recording, or its own truth, shown.
 
     `copies` gives the stored ids of every copy of an item's recording from its own id (its
-    row's `id`, as `awp import` stores it; a bundled item's recording id). A row
-    the record answered shows its answer's transition in `grounded_by`, so this covers both.
+    row's `id`, as `awp import` stores it; a bundled item's recording id). A row the record
+    answered shows its answer's transition in `grounded_by`, so this covers both. A long truth
+    that no other recording has must not appear in the prompt at all.
     """
     items = {item.item_id: item for item in load_items(str(dataset))}
-    assert rows and {row.item_id for row in rows} == set(items)
+    assert rows and {row.item_id for row in rows} <= set(items)
+    unique = unique_observations()
     found = []
     for row in rows:
         item = items[row.item_id]
@@ -102,9 +113,8 @@ def leaks(
             f"{row.item_id} shown {ref}" for ref in row.grounded_by if ref.rsplit("#", 1)[0] in own
         ]
         truth = normalise_whitespace(item.reference)
-        if len(truth) >= 40 and truth in normalise_whitespace(
-            demonstrations(context, row.prediction_id)
-        ):
+        shown = normalise_whitespace(demonstrations(context, row.prediction_id))
+        if len(truth) >= 40 and truth in unique and truth in shown:
             found.append(f"{row.item_id} shown its own truth")
     return found
 
@@ -124,3 +134,55 @@ def test_a_bench_of_imported_rows_never_shows_an_item_its_own_row_or_future(
     # the guard hides the item's own recording, not the others: most items are still grounded
     assert sum(bool(row.grounded_by) for row in found) >= 12
     assert {row.answered_by for row in found} == {"model"}
+
+
+def original(stored_id: str) -> str:
+    """The bundled recording a stored copy was made from."""
+    return stored_id.removesuffix(RENAMED).removesuffix(DUPLICATE)
+
+
+def every_copy(own: str) -> set[str]:
+    """The stored ids of every copy of a recording in `copies_imported`."""
+    return {original(own) + suffix for suffix in ("", RENAMED, DUPLICATE)}
+
+
+def copies_imported(tmp_path: Path, *domains: str) -> Path:
+    """Import the bundled set, its rows under renamed ids, and one duplicate row per recording.
+
+    Returns the renamed rows' file. The second file holds each recording's second row (its
+    first two turns) under a third id, as a second export of the same runs would.
+    """
+    awp("import", "recorded")
+    renamed = write_rows(tmp_path / "renamed.jsonl", recordings(*domains), RENAMED)
+    awp("import", "agentworldbench", str(renamed))
+    second = write_rows(tmp_path / "second.jsonl", recordings(*domains), DUPLICATE, slice(1, 2))
+    awp("import", "agentworldbench", str(second))
+    return renamed
+
+
+def test_renamed_ids_and_a_duplicate_row_in_a_second_file_are_the_same_recording(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    renamed = copies_imported(tmp_path, "terminal", "mcp", "web")
+    stored = {summary.id for summary in awp_context.trajectories.list_trajectories(limit=1000)}
+    assert {t.id + DUPLICATE for t in recordings("terminal")} <= stored
+
+    found = bench(renamed, tmp_path / "renamed-run")
+
+    assert leaks(awp_context, renamed, found, every_copy) == []
+    assert sum(bool(row.grounded_by) for row in found) >= len(found) // 2
+    assert {row.answered_by for row in found} == {"model"}
+
+
+def test_a_bench_of_the_bundled_set_never_sees_a_copy_of_its_recordings(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    copies_imported(tmp_path, "terminal", "android")
+    limit = len([item for item in load_items("bundled") if item.domain in ("swe", "terminal")])
+    args = ["--dataset", "bundled", "--engine", "persistence", "--limit", str(limit)]
+    awp("bench", *args, "--out", str(tmp_path / "run"), "--grounding", "--record-answers")
+    found = list(ItemStore(tmp_path / "run" / "items.jsonl").rows())
+
+    terminal = [row for row in found if row.domain == "terminal"]
+    assert terminal and leaks(awp_context, "bundled", found, every_copy) == []
+    assert sum(bool(row.grounded_by) for row in terminal) >= len(terminal) // 2
