@@ -16,21 +16,32 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sqlalchemy import select
+from transformers import AutoTokenizer
 
 from app.context import AppContext
-from backend.benchmark.items import load_items
+from backend.benchmark.items import BenchItem, load_items
 from backend.benchmark.store import ItemRow, ItemStore
 from backend.data.agentworldbench import trajectory_to_rows
 from backend.data.bundled import load_bundled
+from backend.domains.prompts import PromptLibrary
+from backend.envs.sim.episode import EnvOptions, EpisodeSpec
+from backend.envs.sim.rewards import RewardOptions, build_reward
+from backend.envs.sim.world import WorldEnv
 from backend.grounding.grounder import HEADER
 from backend.scoring.text import normalise_whitespace
-from backend.types import Trajectory
+from backend.training.evaluate import eval_params, run_eval
+from backend.training.methods import METHODS
+from backend.training.sources import from_trajectories
+from backend.training.truncate import fit_items
+from backend.types import HistoryMode, SamplingParams, Trajectory
 from storage.db import session_scope
 from storage.models import PredictionRow, PromptTextRow
 from tests.support.cli import run
+from tests.support.tiny_model import qwen3_tokenizer_dir
 
 SYSTEM = "You are a world model."
 RENAMED, DUPLICATE = "~renamed", "~duplicate"
+PROMPTS = PromptLibrary()
 
 
 def recordings(*domains: str) -> list[Trajectory]:
@@ -61,19 +72,20 @@ def awp(*args: str) -> str:
     return output
 
 
-def bench(dataset: Path | str, out: Path) -> list[ItemRow]:
+def bench(dataset: Path | str, out: Path, *flags: str) -> list[ItemRow]:
     """`awp bench` of `dataset` with grounding and record answers on: its item rows."""
-    args = ["--dataset", str(dataset), "--engine", "persistence", "--out", str(out)]
+    args = ["--dataset", str(dataset), "--engine", "persistence", "--out", str(out), *flags]
     awp("bench", *args, "--grounding", "--record-answers")
-    return list(ItemStore(out / "items.jsonl").rows())
+    rows = list(ItemStore(out / "items.jsonl").rows())
+    assert all(row.prediction_id is not None for row in rows)  # every prompt is stored
+    return rows
 
 
-def demonstrations(context: AppContext, prediction_id: int | None) -> str:
+def demonstrations(context: AppContext, prediction_id: int) -> str:
     """The demonstrations in a stored prediction's prompt ("" when it had none).
 
     A step the record answered has no prompt: no model was asked.
     """
-    assert prediction_id is not None
     with session_scope(context.database.session_factory) as session:
         prompt = session.get_one(PredictionRow, prediction_id).prompt
         if not prompt:
@@ -93,7 +105,10 @@ def unique_observations() -> set[str]:
 
 
 def leaks(
-    context: AppContext, dataset: Path | str, rows: list[ItemRow], copies: Callable[[str], set[str]]
+    context: AppContext,
+    items: Iterable[BenchItem],
+    rows: list[ItemRow],
+    copies: Callable[[str], set[str]],
 ) -> list[str]:
     """Each leak into a row: a step of a copy of its own recording, or its own truth, shown.
 
@@ -102,16 +117,18 @@ def leaks(
     answered shows its answer's transition in `grounded_by`, so this covers both. A long truth
     that no other recording has must not appear in the prompt at all.
     """
-    items = {item.item_id: item for item in load_items(str(dataset))}
-    assert rows and {row.item_id for row in rows} <= set(items)
+    by_id = {item.item_id: item for item in items}
+    assert rows and {row.item_id for row in rows} <= set(by_id)
     unique = unique_observations()
     found = []
     for row in rows:
-        item = items[row.item_id]
+        item = by_id[row.item_id]
         own = copies(str(item.row["id"]) if item.row is not None else item.trajectory_key)
         found += [
             f"{row.item_id} shown {ref}" for ref in row.grounded_by if ref.rsplit("#", 1)[0] in own
         ]
+        if row.prediction_id is None:  # training evaluation stores no prompts: refs only
+            continue
         truth = normalise_whitespace(item.reference)
         shown = normalise_whitespace(demonstrations(context, row.prediction_id))
         if len(truth) >= 40 and truth in unique and truth in shown:
@@ -130,7 +147,7 @@ def test_a_bench_of_imported_rows_never_shows_an_item_its_own_row_or_future(
     found = bench(rows, tmp_path / "run")
 
     assert len(found) == 18
-    assert leaks(awp_context, rows, found, lambda own: {own}) == []
+    assert leaks(awp_context, load_items(str(rows)), found, lambda own: {own}) == []
     # the guard hides the item's own recording, not the others: most items are still grounded
     assert sum(bool(row.grounded_by) for row in found) >= 12
     assert {row.answered_by for row in found} == {"model"}
@@ -169,7 +186,7 @@ def test_renamed_ids_and_a_duplicate_row_in_a_second_file_are_the_same_recording
 
     found = bench(renamed, tmp_path / "renamed-run")
 
-    assert leaks(awp_context, renamed, found, every_copy) == []
+    assert leaks(awp_context, load_items(str(renamed)), found, every_copy) == []
     assert sum(bool(row.grounded_by) for row in found) >= len(found) // 2
     assert {row.answered_by for row in found} == {"model"}
 
@@ -179,10 +196,57 @@ def test_a_bench_of_the_bundled_set_never_sees_a_copy_of_its_recordings(
 ) -> None:
     copies_imported(tmp_path, "terminal", "android")
     limit = len([item for item in load_items("bundled") if item.domain in ("swe", "terminal")])
-    args = ["--dataset", "bundled", "--engine", "persistence", "--limit", str(limit)]
-    awp("bench", *args, "--out", str(tmp_path / "run"), "--grounding", "--record-answers")
-    found = list(ItemStore(tmp_path / "run" / "items.jsonl").rows())
+    found = bench("bundled", tmp_path / "run", "--limit", str(limit))
 
     terminal = [row for row in found if row.domain == "terminal"]
-    assert terminal and leaks(awp_context, "bundled", found, every_copy) == []
+    assert terminal and leaks(awp_context, load_items("bundled"), found, every_copy) == []
     assert sum(bool(row.grounded_by) for row in terminal) >= len(terminal) // 2
+
+
+def test_training_evaluation_never_sees_a_copy_of_its_recording_even_when_cut(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    copies_imported(tmp_path, "terminal")
+    data = from_trajectories(recordings("terminal"), METHODS.get("sft"), PROMPTS.system_prompt)
+    whole = [item for items in data.items.values() for item in items]
+    tokenizer = AutoTokenizer.from_pretrained(qwen3_tokenizer_dir())
+    items, report = fit_items(tokenizer, whole, 900)
+    # a cut item's history no longer starts at its recording's start: it keeps its path
+    assert report.cut >= 10
+    for item in items:
+        assert (
+            item.own_path
+            == next(w for w in whole if w.item_id == item.item_id)
+            .request(SamplingParams(), HistoryMode.TEACHER_FORCED)
+            .own_path
+        )
+    simulator = awp_context.simulator("persistence", grounding=True, record=True)
+    run_eval(items, tmp_path, "before", "m", lambda e, m: simulator, eval_params(16, 0), False)
+    (path,) = tmp_path.rglob("items.jsonl")
+    found = list(ItemStore(path).rows())
+
+    assert leaks(awp_context, items, found, every_copy) == []
+    assert sum(bool(row.grounded_by) for row in found) >= len(found) // 2
+
+
+def test_rollouts_never_see_a_copy_of_the_recording_they_follow(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    copies_imported(tmp_path, "terminal")
+    simulator = awp_context.simulator("persistence", grounding=True, record=True)
+    shown: list[str] = []
+    answered = []
+    for trajectory in recordings("terminal"):
+        env = WorldEnv(
+            simulator,
+            build_reward("reference", RewardOptions()),
+            EnvOptions(max_steps=len(trajectory.turns), record=False),
+        )
+        env.reset(EpisodeSpec.from_trajectory(trajectory))
+        for turn in trajectory.turns:
+            info = env.step(turn.action).info
+            answered.append(info["answered_by"])
+            own = every_copy(trajectory.id)
+            shown += [ref for ref in info["grounded_by"] if ref.rsplit("#", 1)[0] in own]
+    assert shown == []
+    assert set(answered) == {"model"}
