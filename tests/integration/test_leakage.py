@@ -34,6 +34,7 @@ from backend.training.methods import METHODS
 from backend.training.sources import from_trajectories
 from backend.training.truncate import fit_items
 from backend.types import HistoryMode, SamplingParams, Trajectory
+from storage.annotations import AnnotationInput, AnnotationStore, Ratings
 from storage.db import session_scope
 from storage.models import PredictionRow, PromptTextRow
 from tests.support.cli import run
@@ -245,3 +246,29 @@ def test_rollouts_never_see_a_copy_of_the_recording_they_follow(
             shown += [ref for ref in info["grounded_by"] if ref.rsplit("#", 1)[0] in own]
     assert shown == []
     assert set(answered) == {"model"}
+
+
+def test_a_correction_of_an_item_s_prediction_never_reaches_that_item(
+    awp_context: AppContext, tmp_path: Path
+) -> None:
+    rows = write_rows(tmp_path / "rows.jsonl", recordings("terminal")[:6], turns=slice(3))
+    awp("import", "agentworldbench", str(rows))
+    first = bench(rows, tmp_path / "first")
+    annotations = AnnotationStore(awp_context.database.session_factory)
+    corrections = {}
+    for row in first:
+        assert row.prediction_id is not None
+        fixed = AnnotationInput(
+            verdict="reject",
+            corrected_observation=f"corrected {row.item_id}\n$ ",
+            ratings=Ratings(format=2, factuality=1, consistency=2, realism=2, quality=1),
+        )
+        made = annotations.submit(row.prediction_id, "ann", fixed)
+        corrections[row.item_id] = f"annotation:{made.annotation_id}"
+
+    again = bench(rows, tmp_path / "again")
+
+    assert [row.item_id for row in again if corrections[row.item_id] in row.grounded_by] == []
+    assert leaks(awp_context, load_items(str(rows)), again, lambda own: {own}) == []
+    # the other items' corrections are real steps of other recordings: they still ground
+    assert any(ref.startswith("annotation:") for row in again for ref in row.grounded_by)
