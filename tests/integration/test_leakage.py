@@ -74,9 +74,9 @@ def awp(*args: str) -> str:
 
 
 def bench(dataset: Path | str, out: Path, *flags: str) -> list[ItemRow]:
-    """`awp bench` of `dataset` with grounding and record answers on: its item rows."""
-    args = ["--dataset", str(dataset), "--engine", "persistence", "--out", str(out), *flags]
-    awp("bench", *args, "--grounding", "--record-answers")
+    """`awp bench` of `dataset` with grounding and record answers on (unless `flags` say not)."""
+    args = ["--dataset", str(dataset), "--engine", "persistence", "--out", str(out)]
+    awp("bench", *args, "--grounding", "--record-answers", *flags)
     rows = list(ItemStore(out / "items.jsonl").rows())
     assert all(row.prediction_id is not None for row in rows)  # every prompt is stored
     return rows
@@ -141,17 +141,21 @@ def test_a_bench_of_imported_rows_never_shows_an_item_its_own_row_or_future(
     awp_context: AppContext, tmp_path: Path
 ) -> None:
     # 18 real terminal rows (3 turns of 6 recordings), imported, then benchmarked from the file:
-    # before the guard compared content, all 18 were shown (or answered by) their own rows.
+    # before the guard compared content, all 18 were shown their own rows (grounding: the
+    # target as "Real step 1", the turn after it as "Real step 2") or answered by them (record).
     rows = write_rows(tmp_path / "rows.jsonl", recordings("terminal")[:6], turns=slice(3))
     assert "18 rows" in awp("import", "agentworldbench", str(rows))
+    items = load_items(str(rows))
 
+    grounded = bench(rows, tmp_path / "grounded", "--no-record-answers")
     found = bench(rows, tmp_path / "run")
 
-    assert len(found) == 18
-    assert leaks(awp_context, load_items(str(rows)), found, lambda own: {own}) == []
-    # the guard hides the item's own recording, not the others: most items are still grounded
-    assert sum(bool(row.grounded_by) for row in found) >= 12
-    assert {row.answered_by for row in found} == {"model"}
+    for run_rows in (grounded, found):
+        assert len(run_rows) == 18
+        assert leaks(awp_context, items, run_rows, lambda own: {own}) == []
+        # the guard hides the item's own recording, not the others: most are still grounded
+        assert sum(bool(row.grounded_by) for row in run_rows) >= 12
+        assert {row.answered_by for row in run_rows} == {"model"}
 
 
 def original(stored_id: str) -> str:
