@@ -105,7 +105,7 @@ class TransitionStore:
                         step.action,
                         annotation.corrected_observation,
                         owner.base_trajectory_id,
-                        step_path(domain, owner.initial_state, history, step.action),
+                        path=step_path(domain, owner.initial_state, history, step.action),
                     )
                 )
         return found

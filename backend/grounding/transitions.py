@@ -81,7 +81,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
                     turn.action,
                     turn.observation,
                     trajectory.id,
-                    path[: index + 1],
+                    path=path[: index + 1],
                 )
             )
         before = turn.observation
