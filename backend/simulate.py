@@ -197,14 +197,19 @@ class Simulator:
         self.grounder = grounder
         self.record = record
 
-    def recorded(self, request: SimRequest) -> Prediction | None:
-        """The record's exact answer to a canonical request, if it has one."""
+    def recorded(self, requests: Sequence[SimRequest]) -> list[Prediction | None]:
+        """The record's exact answer to each canonical request, where it has one.
+
+        One lookup for the batch, so the record checks its freshness once, not once a step.
+        """
         if self.record is None:
-            return None
-        found = self.record.lookup(request)
-        if found is None:
-            return None
-        return exact_prediction(request.action, found.after, "record", found.ref, [found.ref])
+            return [None] * len(requests)
+        return [
+            None
+            if found is None
+            else exact_prediction(request.action, found.after, "record", found.ref, [found.ref])
+            for request, found in zip(requests, self.record.lookup_all(requests), strict=True)
+        ]
 
     def system_prompt(self, request: SimRequest) -> str:
         """The request's own system prompt, else its domain's filled from its context.
@@ -242,16 +247,18 @@ class Simulator:
             EngineUnavailableError: the engine must be loaded to measure a prompt and cannot be.
         """
         checked = [canonical(request) for request in requests]
+        # a step the record answers never reaches the engine: nothing to measure or load
+        answers = self.recorded(checked)
         prepared = []
-        for request, grounding in zip(checked, self._groundings(checked), strict=True):
+        for request, grounding, answer in zip(
+            checked, self._groundings(checked), answers, strict=True
+        ):
             if grounding.demonstrations is not None:
                 context = request.context.model_copy(
                     update={"demonstrations": grounding.demonstrations}
                 )
                 request = request.model_copy(update={"context": context})
             system = self.system_prompt(request)
-            # a step the record answers never reaches the engine: nothing to measure or load
-            answer = self.recorded(request)
             fitted = request if answer is not None else self._fitted(request, system)
             dropped = len(request.history) - len(fitted.history)
             chat = _chat(fitted, system)

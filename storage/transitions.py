@@ -14,6 +14,7 @@ from typing import TypeVarTuple
 
 from sqlalchemy import Select, func, select
 
+from backend.grounding.fingerprint import step_path
 from backend.grounding.transitions import Transition, trajectory_transitions
 from backend.history import state_before
 from backend.verdicts import Verdict
@@ -104,6 +105,7 @@ class TransitionStore:
                         step.action,
                         annotation.corrected_observation,
                         owner.base_trajectory_id,
+                        path=step_path(domain, owner.initial_state, history, step.action),
                     )
                 )
         return found

@@ -17,6 +17,7 @@ from backend.data.agentworldbench import load_agentworldbench
 from backend.data.bundled import load_bundled
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
+from backend.grounding.fingerprint import step_path
 from backend.grounding.transitions import own_recording
 from backend.history import state_before
 from backend.registry import Registry
@@ -37,7 +38,8 @@ class BenchItem(BaseModel):
     Attributes:
         item_id: stable id within the dataset (`<trajectory>#<turn>`), the resume key.
         domain: the domain name.
-        trajectory_key: the trajectory the turn belongs to (its items share a stored session).
+        trajectory_key: the id its recording is stored under (`awp import` stores a row's
+            `id`), so the leakage guard finds it by id; its items share a stored session.
         turn_index: the turn's 0-based position in its trajectory.
         system_prompt: the recorded system prompt; None means the domain's built-in one.
         context: the recording's task and tool definitions (fill the built-in prompt).
@@ -47,6 +49,9 @@ class BenchItem(BaseModel):
         reference: the real observation after the action.
         verbatim: an official row's texts, sent as they are when teacher-forced.
         row: the official row the item came from (what the official judge reads).
+        own_path: the content fingerprints of its recording up to this turn, where its history
+            no longer starts at the recording's start (cut to a token budget); empty: read
+            from its history.
     """
 
     item_id: str
@@ -61,6 +66,7 @@ class BenchItem(BaseModel):
     reference: str
     verbatim: VerbatimChat | None = None
     row: dict[str, Any] | None = None
+    own_path: tuple[str, ...] = ()
 
     def official_row(self) -> dict[str, Any]:
         """The item as an AgentWorldBench row: its own, or one laid out from its turns."""
@@ -90,8 +96,8 @@ class BenchItem(BaseModel):
     def request(self, params: SamplingParams, history_mode: HistoryMode) -> SimRequest:
         """The simulation request; the reference rides along for the oracle baseline only.
 
-        Grounding never shows an item its own recording (`grounding_exclude`): not the answer,
-        not the turns after it.
+        Grounding and the record never show an item its own recording, by id
+        (`grounding_exclude`) or by content (`own_path`): not the answer, not the turns after it.
         """
         return SimRequest(
             domain=self.domain,
@@ -104,6 +110,8 @@ class BenchItem(BaseModel):
             params=params,
             reference=self.reference,
             grounding_exclude=own_recording(self.trajectory_key),
+            own_path=self.own_path
+            or step_path(self.domain, self.initial_state, self.history, self.action),
             verbatim=self.verbatim,
         )
 
@@ -138,7 +146,7 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
         BenchItem(
             item_id=f"{item.domain}/{item.id}#{item.turn_idx}",
             domain=item.domain,
-            trajectory_key=f"{item.domain}/{item.id}",
+            trajectory_key=item.id,
             turn_index=item.turn_idx - 1,
             system_prompt=item.system_prompt,
             initial_state=item.initial_state,

@@ -37,7 +37,7 @@ class BenchSessions:
 
     recorder: Recorder
     run_id: int | None = None
-    _sessions: dict[tuple[str, str], _Stored] = field(default_factory=dict, init=False)
+    _sessions: dict[tuple[str, str, str], _Stored] = field(default_factory=dict, init=False)
 
     def record(
         self,
@@ -53,7 +53,7 @@ class BenchSessions:
         it as recorded steps; a later item adds the turns between. An item whose turn the session
         already passed (items out of turn order) starts a session of its own.
         """
-        key = (engine, item.trajectory_key)
+        key = (engine, item.domain, item.trajectory_key)
         stored = self._sessions.get(key)
         target: SessionTarget
         if stored is None or item.turn_index < stored.length:

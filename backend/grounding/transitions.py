@@ -5,6 +5,10 @@ it. Only reality is a transition: a recorded or live turn whose observation is k
 annotator's correction. A model's prediction never is, so a model is never grounded in its own
 guesses. The backend never touches SQL; `storage.transitions.TransitionStore` implements
 `TransitionSource`.
+
+Each transition carries its path: the content fingerprints of its recording's steps from the
+start up to itself (`backend.grounding.fingerprint`), which the leakage guard
+(`backend.grounding.leakage`) compares with a request's own path.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Protocol
 
+from backend.grounding.fingerprint import recording_path
 from backend.types import Trajectory
 
 
@@ -29,6 +34,8 @@ class Transition:
         after: the real state after the action.
         trajectory_id: the recording it belongs to (an annotation: its session's base
             recording), which the leakage guard excludes; None when it belongs to none.
+        path: the content fingerprints of its recording's steps from the start, itself last
+            (`backend.grounding.fingerprint`); empty when unknown (the guard then has its id).
     """
 
     ref: str
@@ -37,6 +44,12 @@ class Transition:
     action: str
     after: str
     trajectory_id: str | None
+    path: tuple[str, ...] = ()
+
+    @property
+    def fingerprint(self) -> str | None:
+        """Its own step's content fingerprint (None when its path is unknown)."""
+        return self.path[-1] if self.path else None
 
 
 def own_recording(*trajectory_ids: str | None) -> tuple[str, ...]:
@@ -57,6 +70,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
     """
     found = []
     before: str | None = trajectory.initial_state or ""
+    path = recording_path(trajectory)
     for index, turn in enumerate(trajectory.turns):
         if turn.observation is not None and before is not None:
             found.append(
@@ -67,6 +81,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
                     turn.action,
                     turn.observation,
                     trajectory.id,
+                    path=path[: index + 1],
                 )
             )
         before = turn.observation

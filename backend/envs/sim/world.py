@@ -39,6 +39,7 @@ from backend.envs.sim.episode import (
 )
 from backend.envs.sim.rewards import RewardModel, StepView, Verdict
 from backend.errors import BadActionError
+from backend.grounding.fingerprint import recording_path
 from backend.grounding.transitions import own_recording
 from backend.recording import (
     NewSession,
@@ -128,6 +129,7 @@ class WorldEnv:
         self.session_id: int | None = None
         self.live: LiveRun | None = None
         self._lease: str | None = None
+        self._own_path: tuple[str, ...] = ()
         self.done = True
 
     @property
@@ -145,6 +147,8 @@ class WorldEnv:
             LiveEnvironmentError: the live environment could not start.
         """
         self.spec = spec
+        # the recording it follows, by content: grounding and the record never show it a step of it
+        self._own_path = recording_path(spec.trajectory) if spec.trajectory is not None else ()
         self.context = spec.context.model_copy(update={"task": spec.task or spec.context.task})
         self.initial_state = spec.initial_state
         if self.options.backing != "sim":
@@ -185,6 +189,7 @@ class WorldEnv:
             params=spec.params(self.options.params),
             reference=self._recorded_reference(),
             grounding_exclude=self._own_recordings(),
+            own_path=self._own_path,
         )
         try:
             request = canonical(request)
