@@ -9,8 +9,10 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.engines.base import EngineConfig, VllmOptions
+from backend.errors import BadInputError
 from backend.envs.live.base import LiveConfig
 from backend.grounding.grounder import DEFAULT_METHOD
+from backend.trust import ROLES, TrustRule, parse_roles
 from backend.types import HistoryMode, SamplingParams
 
 
@@ -129,6 +131,24 @@ class Settings(BaseSettings):
     admins: str = Field(
         default="",
         description="Comma-separated user names with the admin role (export, everyone's progress).",
+    )
+    reviewers: str = Field(
+        default="",
+        description="Comma-separated user names with the reviewer role, whose corrections are "
+        "trusted as reality (`AWP_TRUST_ROLES`).",
+    )
+    trust_roles: str = Field(
+        default="admin,reviewer",
+        description="Comma-separated roles whose single correction is trusted: it grounds the "
+        "model and answers from the record for everybody. Other corrections need "
+        "`AWP_TRUST_AGREEING` annotators to agree.",
+    )
+    trust_agreeing: int = Field(
+        default=2,
+        ge=2,
+        le=10,
+        description="Distinct annotators whose same correction of one prediction makes it "
+        "trusted; one annotator alone never is.",
     )
     anonymous_role: Literal["annotator", "admin"] = Field(
         default="admin",
@@ -301,6 +321,21 @@ class Settings(BaseSettings):
             action_timeout_s=self.live_action_timeout_s,
             cgroups=self.live_cgroups == "auto",
         )
+
+    def trust_rule(self) -> TrustRule:
+        """When a correction answers as reality (`backend.trust`).
+
+        Raises:
+            BadInputError: `AWP_TRUST_ROLES` names a role that does not exist.
+        """
+        roles = parse_roles(self.trust_roles)
+        unknown = sorted(roles - set(ROLES))
+        if unknown:
+            raise BadInputError(
+                f"AWP_TRUST_ROLES names unknown roles {', '.join(unknown)}; the roles are "
+                f"{', '.join(ROLES)}."
+            )
+        return TrustRule(roles=roles, agreeing=self.trust_agreeing)
 
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to SQLite in the data directory."""

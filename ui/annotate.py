@@ -29,6 +29,7 @@ from storage.annotations import (
 )
 from ui.services import Services
 from ui.structured import Form, form_of, stored
+from ui.users import User
 
 RATING_HELP = {
     "format": "1: not the environment's output format (prose, broken markup) · "
@@ -155,7 +156,7 @@ class Annotator:
 
     def submit(
         self,
-        user: str,
+        user: User,
         draft: Draft | None,
         corrected: str | None,
         ratings: Mapping[str, str | int | None],
@@ -163,9 +164,11 @@ class Annotator:
         tags: list[str] | None,
         notes: str | None,
     ) -> AnnotationRecord:
-        """Store the annotation (the store fills an unknown real state when it establishes one).
+        """Store `user`'s annotation with their role (the store fills an unknown real state).
 
-        The editor's text goes back into the form the domain stores (`ui.structured`).
+        The editor's text goes back into the form the domain stores (`ui.structured`). The
+        role is what the trust rule reads (`backend.trust`): one annotator's correction is kept
+        and shown to them, but answers for nobody else until it is trusted.
 
         Raises:
             BadInputError: there is no item, the edited document no longer parses, or the
@@ -186,7 +189,7 @@ class Annotator:
         except ValidationError as exc:
             raise BadInputError(explain(exc)) from None
         return self.services.annotations.submit(
-            draft.item.prediction_id, user, annotation, draft.version
+            draft.item.prediction_id, user.name, annotation, draft.version, role=user.role
         )
 
     def _draft(self, item: QueueItem, user: str) -> Draft:

@@ -77,7 +77,7 @@ def export(
     filters = {"domain": domain, "since": since, "min_rating": min_rating}
     with build_context() as context:
         ctx = ExportContext(system_prompt=context.prompts.system_prompt)
-        records = iter_export_records(context.database.session_factory, query)
+        records = iter_export_records(context.database.session_factory, query, context.trust)
         summary = run_export(chosen.name, records, out, ctx, filters, push, token)
     typer.echo(f"Wrote {summary.rows} {summary.format} rows to {summary.path} ({summary.kind}).")
     if summary.pushed_to:

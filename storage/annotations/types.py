@@ -118,6 +118,8 @@ class AnnotationRecord:
     version: int
     created_at: datetime
     updated_at: datetime
+    author_role: str | None = None
+    """The author's role when it was written (None: written before roles were stored)."""
 
 
 @dataclass(frozen=True)

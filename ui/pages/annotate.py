@@ -114,7 +114,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
         who, key = person(browser, request)
         ratings = {name: fields.pop(name) for name in RATING_HELP}
         try:
-            record = annotator.submit(who.name, draft, ratings=ratings, **fields)
+            record = annotator.submit(who, draft, ratings=ratings, **fields)
         except AWPError as exc:
             refused = annotate_view.banner(f"Not saved: {exc}", "refused")
             beside = {"editor_note": refused} if isinstance(exc, MalformedCorrectionError) else {}
