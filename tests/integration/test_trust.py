@@ -84,7 +84,12 @@ def test_one_anonymous_correction_answers_for_nobody_else(app: RunningApp) -> No
 
     # It is kept and still the annotator's own: A's view and A's step show it, marked unreviewed.
     mine = annotate(visitor_a, "open", pid.prediction_id)
-    assert mine["editor"] == POISON
+    assert mine["editor"] == POISON and POISON in mine["real"]
+    annotate(visitor_a, "skip", "terminal")  # gives the claim back
+
+    # Nor is it shown to another annotator as the real state (to copy into their own).
+    other = annotate(visitor(app), "open", pid.prediction_id)
+    assert "persistence" in other["header"] and POISON not in json.dumps(other)
     (record,) = app.context.annotations.list_annotations(pid.prediction_id)
     assert record.author_role == "annotator"
     step = app.context.sessions.load_session(session_of(taken["status"])).steps[-1]
