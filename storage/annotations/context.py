@@ -66,4 +66,5 @@ def queue_item(
         claim_expires_at=expires_at,
         grounded_by=list(prediction.grounded_by or []),
         confidence=prediction.confidence,
+        withheld=hidden,
     )

@@ -198,6 +198,8 @@ class QueueItem:
             were kept), so "consistency" is judged against what the model saw.
         grounded_by: the real transitions the model was shown as demonstrations.
         confidence: the model's confidence in the prediction, when known.
+        withheld: the step's real state is another annotator's untrusted correction, left out
+            (`real_observation` and `origin` are None): it answers for nobody but its author.
     """
 
     prediction_id: int
@@ -220,6 +222,7 @@ class QueueItem:
     claim_expires_at: datetime | None = None
     grounded_by: list[str] = field(default_factory=list)
     confidence: float | None = None
+    withheld: bool = False
 
 
 @dataclass(frozen=True)

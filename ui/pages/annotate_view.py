@@ -218,7 +218,7 @@ def show(
         "reasoning": reasoning_html(item.reasoning),
         "before": render_observation(renderer, before),
         "predicted": render_observation(renderer, item.predicted_observation, before),
-        "real_origin": origin_html(item.origin, known),
+        "real_origin": origin_html(item.origin, known, item.withheld),
         "real": real,
         "use_real": gr.Button(visible=known),
         "reset": gr.Button(visible=True),
