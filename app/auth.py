@@ -1,9 +1,9 @@
 """Who may use the app and with which role: password logins, Hugging Face login, admins.
 
-The users, admins, reviewers and roles are fields of `Settings`. With no users configured the app has no
-login page; people are then "anonymous" with `anonymous_role`. Where their work counts per
-person (votes, ratings, annotations) each is named by the identity the server issued them
-(`app.identity`), never by anything the client sends.
+The users, admins, reviewers and roles are fields of `Settings`. With no users configured the
+app has no login page; people are then "anonymous" with `anonymous_role`. Where their work
+counts per person (votes, ratings, annotations) each is named by the identity the server issued
+them (`app.identity`), never by anything the client sends.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.engines.base import EngineConfig, VllmOptions
-from backend.errors import BadInputError
 from backend.envs.live.base import LiveConfig
+from backend.errors import BadInputError
 from backend.grounding.grounder import DEFAULT_METHOD
 from backend.trust import ROLES, TrustRule, parse_roles
 from backend.types import HistoryMode, SamplingParams

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from backend.domains.base import get_domain
 from backend.engines.base import engine_spec
 from backend.errors import BadInputError
+from backend.observations import empty_form
 from backend.verdicts import Verdict
 from storage.annotations import (
     AnnotationInput,
@@ -84,6 +85,15 @@ class Draft:
     def editing(self, text: str) -> Draft:
         """The draft with `text` (a stored observation) loaded into the editor."""
         return replace(self, form=form_of(text, get_domain(self.item.domain).observation_kind))
+
+
+def starting_text(item: QueueItem, text: str) -> str:
+    """What the editor opens with for `text`: an empty one as its domain's empty document.
+
+    An empty prediction of a structured domain is corrected from the smallest document of its
+    form (`{}` for MCP), so the editor checks the syntax from the first keystroke.
+    """
+    return text if text.strip() else empty_form(item.domain) or text
 
 
 @dataclass(frozen=True)
@@ -198,8 +208,8 @@ class Annotator:
         )
         if not mine:
             empty: dict[str, int | None] = dict.fromkeys(RATING_NAMES)
-            fresh = Draft(item, item.predicted_observation, empty)
-            return fresh.editing(item.predicted_observation)
+            start = starting_text(item, item.predicted_observation)
+            return Draft(item, start, empty).editing(start)
         record = mine[0]
         earlier = Draft(
             item,

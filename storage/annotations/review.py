@@ -58,9 +58,7 @@ def reviews(session: Session, prediction_ids: Iterable[int], rule: TrustRule) ->
     return found
 
 
-def correction(
-    row: AnnotationRow, author: str, review: Review
-) -> Correction:
+def correction(row: AnnotationRow, author: str, review: Review) -> Correction:
     """The provenance of a step truth `row` established, in its current review state."""
     return Correction(
         annotation_id=row.id,

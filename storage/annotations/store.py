@@ -9,7 +9,9 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, ConflictError, NotFoundError
+from backend.observations import check_observation
 from backend.trust import ROLES, TrustRule
+from backend.verdicts import Verdict
 from storage.annotations.importer import bad_rows_message
 from storage.annotations.review import establish
 from storage.annotations.rows import (
@@ -45,18 +47,25 @@ IMPORT_CHUNK = 500
 def settle(session: Session, prediction_id: int, annotation: AnnotationInput) -> AnnotationInput:
     """Check `annotation` against the prediction it judges; the settled annotation to store.
 
-    The step's unknown truth is filled once the annotation is written (`establish`), with a
+    The truth it establishes must parse as an observation of the domain where that is
+    structured (`backend.observations`): a broken document never becomes the real state. The
+    step's unknown truth is filled once the annotation is written (`establish`), with a
     `Correction` provenance naming it.
 
     Raises:
         NotFoundError: the prediction does not exist.
         BadInputError: the verdict contradicts the correction.
+        MalformedObservationError: the truth does not parse as the domain's observation.
 
     """
     prediction = session.get(PredictionRow, prediction_id)
     if prediction is None:
         raise NotFoundError(f"Prediction {prediction_id} does not exist.")
-    return annotation.settled(prediction.observation)
+    settled = annotation.settled(prediction.observation)
+    if settled.verdict is not Verdict.CANNOT_TELL:
+        what = "The correction" if settled.verdict is Verdict.REJECT else "The accepted prediction"
+        check_observation(prediction.step.session.domain, settled.correction, what)
+    return settled
 
 
 def checked_role(role: str) -> str:
