@@ -97,14 +97,16 @@ def establish(session: Session, row: AnnotationRow, author: str, rule: TrustRule
 
 
 def _refresh(session: Session, step_id: int, states: dict[int, Review]) -> None:
-    """Rewrite the step's correction provenance when its annotation's state moved."""
+    """Rewrite the step's correction provenance when its annotation's state or role moved."""
     step = session.get(StepRow, step_id, populate_existing=True)
     if step is None or step.provenance is None or step.origin != ObservationOrigin.ANNOTATOR:
         return
     current = parse_provenance(step.provenance)
     if not isinstance(current, Correction) or current.annotation_id not in states:
         return
-    now = states[current.annotation_id]
-    if (current.review, current.trusted_by) != (now.state, now.trusted_by):
-        moved = current.model_copy(update={"review": now.state, "trusted_by": now.trusted_by})
-        step.provenance = stored(moved)
+    row = session.get(AnnotationRow, current.annotation_id)
+    if row is None:
+        return
+    now = correction(row, current.author, states[current.annotation_id])
+    if now != current:
+        step.provenance = stored(now)
