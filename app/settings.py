@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.engines.base import EngineConfig, VllmOptions
 from backend.envs.live.base import LiveConfig
-from backend.errors import BadInputError
 from backend.grounding.grounder import DEFAULT_METHOD
 from backend.trust import ROLES, TrustRule, parse_roles
 from backend.types import HistoryMode, SamplingParams
@@ -322,20 +321,21 @@ class Settings(BaseSettings):
             cgroups=self.live_cgroups == "auto",
         )
 
-    def trust_rule(self) -> TrustRule:
-        """When a correction answers as reality (`backend.trust`).
-
-        Raises:
-            BadInputError: `AWP_TRUST_ROLES` names a role that does not exist.
-        """
-        roles = parse_roles(self.trust_roles)
-        unknown = sorted(roles - set(ROLES))
+    @field_validator("trust_roles")
+    @classmethod
+    def _known_roles(cls, value: str) -> str:
+        """Refuse a typo at start: an unknown role would silently trust nobody."""
+        unknown = sorted(parse_roles(value) - set(ROLES))
         if unknown:
-            raise BadInputError(
+            raise ValueError(
                 f"AWP_TRUST_ROLES names unknown roles {', '.join(unknown)}; the roles are "
-                f"{', '.join(ROLES)}."
+                f"{', '.join(ROLES)}"
             )
-        return TrustRule(roles=roles, agreeing=self.trust_agreeing)
+        return value
+
+    def trust_rule(self) -> TrustRule:
+        """When a correction answers as reality (`backend.trust`)."""
+        return TrustRule(roles=parse_roles(self.trust_roles), agreeing=self.trust_agreeing)
 
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to SQLite in the data directory."""
