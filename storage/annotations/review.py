@@ -69,8 +69,11 @@ def correction(row: AnnotationRow, author: str, review: Review) -> Correction:
     )
 
 
-def establish(session: Session, row: AnnotationRow, author: str, rule: TrustRule) -> None:
+def establish(session: Session, row: AnnotationRow, author: str, rule: TrustRule) -> Review:
     """Fill the step's unknown truth from `row`, and bring its correction provenance up to date.
+
+    Returns:
+        `row`'s state under `rule` now (unreviewed for cannot tell, which claims no truth).
 
     Only a verdict that establishes the truth (accept, or reject with its correction) may set a
     real observation nobody recorded; cannot tell never does, and a known one is never replaced:
@@ -78,11 +81,12 @@ def establish(session: Session, row: AnnotationRow, author: str, rule: TrustRule
     Whichever annotation of the prediction set it, its provenance then says its state now.
     """
     prediction = session.get(PredictionRow, row.prediction_id)
-    if prediction is None:
-        return
     states = reviews(session, [row.prediction_id], rule)
+    review = states.get(row.id, UNREVIEWED)
+    if prediction is None:
+        return review
     if row.verdict != Verdict.CANNOT_TELL.value:
-        made = correction(row, author, states.get(row.id, UNREVIEWED))
+        made = correction(row, author, review)
         session.execute(
             update(StepRow)
             .where(StepRow.id == prediction.step_id, StepRow.real_observation.is_(None))
@@ -94,6 +98,7 @@ def establish(session: Session, row: AnnotationRow, author: str, rule: TrustRule
             .execution_options(synchronize_session=False)
         )
     _refresh(session, prediction.step_id, states)
+    return review
 
 
 def _refresh(session: Session, step_id: int, states: dict[int, Review]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -159,12 +159,12 @@ class AnnotationStore:
                 row = update_annotation(
                     session, existing, annotation, expected_version, annotator, source, role
                 )
-            establish(session, row, annotator, self.trust)
+            review = establish(session, row, annotator, self.trust)
             for done in (ClaimRow, SkipRow):
                 session.execute(
                     delete(done).where(done.prediction_id == prediction_id, done.annotator_id == me)
                 )
-            return to_record(row, annotator)
+            return replace(to_record(row, annotator), review=review)
 
     def edit(
         self,
@@ -198,8 +198,8 @@ class AnnotationStore:
                 session, annotation_id, annotation, expected_version, editor, source, editor_role
             )
             author = annotator_name(session, row.annotator_id)
-            establish(session, row, author, self.trust)
-            return to_record(row, author)
+            review = establish(session, row, author, self.trust)
+            return replace(to_record(row, author), review=review)
 
     def get(self, annotation_id: int) -> AnnotationRecord:
         """Return an annotation at its current version.

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from backend.errors import BadInputError
+from backend.trust import Review
 from backend.types import ChatMessage
 from backend.verdicts import Verdict
 from storage.annotations.rules import prediction_problem, shape_problem
@@ -120,6 +121,8 @@ class AnnotationRecord:
     updated_at: datetime
     author_role: str | None = None
     """The author's role when it was written (None: written before roles were stored)."""
+    review: Review | None = None
+    """Its state under the trust rule, where the store judged it (a submit or an edit)."""
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ def test_one_anonymous_correction_answers_for_nobody_else(app: RunningApp) -> No
     assert pid is not None
     saved = reject(visitor_a, pid.prediction_id, POISON)
     assert "Saved version 1" in saved["message"]
+    assert "the real state for nobody but you" in saved["message"]
 
     visitor_b = visitor(app)
     out = blank_step(visitor_b, MOTD)
@@ -132,7 +133,10 @@ def test_two_agreeing_annotators_make_a_correction_answer(app: RunningApp) -> No
     assert stored_prediction(app, blank_step(visitor(app), action))[0] == "model"
 
     # A second person, editing their own way (trailing blanks), says the same.
-    reject(visitor(app), pid.prediction_id, truth.replace("sandbox-7", "sandbox-7  ") + "\n")
+    second = reject(
+        visitor(app), pid.prediction_id, truth.replace("sandbox-7", "sandbox-7  ") + "\n"
+    )
+    assert "It is trusted (2 agreeing annotators)" in second["message"]
     answered, observation, grounded = stored_prediction(app, blank_step(visitor(app), action))
     assert answered == "record" and normalise_whitespace(observation) == normalise_whitespace(truth)
     assert grounded and all(r.startswith("annotation:") for r in grounded)
