@@ -27,6 +27,7 @@ from backend.scoring.judge import JUDGE_PARAMS, Judge
 from backend.scoring.judge_library import JudgePromptLibrary
 from backend.scoring.official_judge import OFFICIAL_JUDGE_PARAMS, load_template
 from backend.simulate import Simulator
+from backend.trust import TrustRule
 from storage.annotations import AnnotationQueue, AnnotationStore
 from storage.arena import ArenaStore
 from storage.db import Database
@@ -136,9 +137,14 @@ class AppContext:
         return TrajectoryStore(self.database.session_factory)
 
     @cached_property
+    def trust(self) -> TrustRule:
+        """When a correction answers as reality: the one rule every reader of reality uses."""
+        return self.settings.trust_rule()
+
+    @cached_property
     def transitions(self) -> TransitionStore:
-        """Real transitions (recorded turns and corrections), read at retrieval time."""
-        return TransitionStore(self.database.session_factory)
+        """Real transitions (recorded turns and trusted corrections), read at retrieval time."""
+        return TransitionStore(self.database.session_factory, self.trust)
 
     @cached_property
     def grounder(self) -> Grounder:
@@ -159,7 +165,7 @@ class AppContext:
     @cached_property
     def annotations(self) -> AnnotationStore:
         """Annotations and their history."""
-        return AnnotationStore(self.database.session_factory)
+        return AnnotationStore(self.database.session_factory, self.trust)
 
     @cached_property
     def annotation_queue(self) -> AnnotationQueue:

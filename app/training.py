@@ -44,7 +44,7 @@ def correction_rows(context: AppContext, method: Method) -> Iterator[dict[str, A
     export_format = FORMATS.get(method.export_format)
     ctx = ExportContext(system_prompt=context.prompts.system_prompt)
     records = iter_export_records(
-        context.database.session_factory, ExportQuery(annotated_only=True)
+        context.database.session_factory, ExportQuery(annotated_only=True), context.trust
     )
     for record in records:
         for row in export_format.build(record, ctx):

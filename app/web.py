@@ -74,7 +74,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         queue=context.annotation_queue,
         annotations=context.annotations,
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
-        export_records=partial(iter_export_records, factory),
+        export_records=partial(iter_export_records, factory, trust=context.trust),
         export_context=ExportContext(system_prompt=context.prompts.system_prompt),
         can_push=bool(get_token()),
         identify=auth.identify,

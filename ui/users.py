@@ -28,11 +28,20 @@ class User:
             "anonymous-<id>" for one server-issued anonymous identity.
         is_admin: may export data and see everyone's progress.
         logged_in: whether the name comes from a login rather than a default.
+        is_reviewer: their corrections are trusted as reality (`backend.trust`).
     """
 
     name: str
     is_admin: bool = False
     logged_in: bool = False
+    is_reviewer: bool = False
+
+    @property
+    def role(self) -> str:
+        """The role's name (`backend.trust.ROLES`), stored with every annotation they write."""
+        if self.is_admin:
+            return "admin"
+        return "reviewer" if self.is_reviewer else "annotator"
 
 
 class AccessDeniedError(AWPError):
