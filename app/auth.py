@@ -18,7 +18,8 @@ import gradio as gr
 
 from app.identity import Identities, load_secret
 from app.settings import Settings
-from ui.users import ANONYMOUS, User
+from backend.trust import ANONYMOUS
+from ui.users import User
 
 logger = logging.getLogger(__name__)
 

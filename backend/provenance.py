@@ -144,6 +144,8 @@ def describe(provenance: Recorded | Live | Correction | Predicted) -> str:
             )
             return f"{state} by {provenance.author}"
         case Predicted():
-            return f"{provenance.engine} ({provenance.model})" if provenance.model else (
-                provenance.engine
+            return (
+                f"{provenance.engine} ({provenance.model})"
+                if provenance.model
+                else (provenance.engine)
             )

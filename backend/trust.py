@@ -4,7 +4,9 @@ A correction is a candidate truth, not the truth (DESIGN, "Provenance and trust"
 model and answers a step from the record only once the rule trusts it:
 
 - its author's role (stored with the annotation when it was written) is one of the trusted
-  roles (by default admin and reviewer); or
+  roles (by default admin and reviewer) and the author signed in: a role alone never vouches
+  for an anonymous person (the default `AWP_ANONYMOUS_ROLE=admin` of a personal machine
+  included), so one anonymous visitor's text never answers for anybody else; or
 - at least `agreeing` (by default 2) distinct annotators established the same truth for the
   same prediction (texts compared with their whitespace normalised), never one person alone;
 - a correction that contradicts a trusted one is rejected.
@@ -31,6 +33,13 @@ ROLES = ("annotator", "reviewer", "admin")
 """The roles a person can have; an annotation stores its author's."""
 DEFAULT_TRUSTED_ROLES = frozenset({"admin", "reviewer"})
 DEFAULT_AGREEING = 2
+ANONYMOUS = "anonymous"
+"""The name of people who are not signed in ("anonymous", or "anonymous-<id>" per identity)."""
+
+
+def is_anonymous(author: str) -> bool:
+    """Whether an annotator's name is an anonymous identity's rather than a signed-in person's."""
+    return author == ANONYMOUS or author.startswith(f"{ANONYMOUS}-")
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ class TrustRule(BaseModel):
             groups[normalise_whitespace(claim.truth)].append(claim)
         trusted: dict[str, str] = {}
         for key, group in groups.items():
-            vouching = sorted({c.role for c in group if c.role is not None} & self.roles)
+            vouching = sorted({c.role for c in group if self._vouches(c)})
             people = {c.author for c in group}
             if vouching:
                 trusted[key] = " and ".join(vouching)
@@ -106,9 +115,13 @@ class TrustRule(BaseModel):
                     found[claim.annotation_id] = Review("rejected" if trusted else "unreviewed")
         return found
 
+    def _vouches(self, claim: Claim) -> bool:
+        """Whether the claim's author alone makes it trusted: a trusted role, signed in."""
+        return claim.role in self.roles and not is_anonymous(claim.author)
+
     def _why(self, claim: Claim, group_reason: str) -> str:
         """The claim's own role when that vouches for it, else what its group has."""
-        if claim.role is not None and claim.role in self.roles:
+        if self._vouches(claim) and claim.role is not None:
             return claim.role
         if group_reason.endswith("agreeing annotators"):
             return group_reason
@@ -122,9 +135,10 @@ class TrustRule(BaseModel):
         """The rule in words, for Settings pages and the README."""
         roles = " or ".join(sorted(self.roles)) or "no role"
         return (
-            f"a correction is trusted when its author is {roles}, or when {self.agreeing} "
-            "different annotators give the same truth for the same prediction; one annotator "
-            "alone never is, and a correction that contradicts a trusted one is rejected"
+            f"a correction is trusted when its author is a signed-in {roles}, or when "
+            f"{self.agreeing} different annotators give the same truth for the same "
+            "prediction; one annotator alone never is, and a correction that contradicts a "
+            "trusted one is rejected"
         )
 
 

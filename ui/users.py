@@ -14,8 +14,6 @@ import gradio as gr
 
 from backend.errors import AWPError
 
-ANONYMOUS = "anonymous"
-"""The name of people who are not logged in, where browsers need not be told apart."""
 MAX_BROWSER_KEY = 128
 
 

@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from backend.provenance import Correction, parse_provenance, stored
 from backend.trust import UNREVIEWED, Claim, Review, TrustRule
 from backend.verdicts import Verdict
-from storage.models import AnnotationRow, AnnotatorRow, ObservationOrigin, PredictionRow, StepRow
+from storage.models import (
+    AnnotationEditRow,
+    AnnotationRow,
+    AnnotatorRow,
+    ObservationOrigin,
+    PredictionRow,
+    StepRow,
+)
 
 
 def claims_of(session: Session, prediction_ids: Iterable[int]) -> dict[int, list[Claim]]:
@@ -31,9 +38,16 @@ def claims_of(session: Session, prediction_ids: Iterable[int]) -> dict[int, list
     found: dict[int, list[Claim]] = defaultdict(list)
     if not ids:
         return found
+    # the author of a claim is whoever wrote its current text: a reviewer who edited an
+    # anonymous person's annotation vouches for it under their own name and role
     query = (
-        select(AnnotationRow, AnnotatorRow.name)
+        select(AnnotationRow, func.coalesce(AnnotationEditRow.editor, AnnotatorRow.name))
         .join(AnnotatorRow, AnnotatorRow.id == AnnotationRow.annotator_id)
+        .outerjoin(
+            AnnotationEditRow,
+            (AnnotationEditRow.annotation_id == AnnotationRow.id)
+            & (AnnotationEditRow.version == AnnotationRow.version),
+        )
         .where(
             AnnotationRow.prediction_id.in_(ids),
             AnnotationRow.verdict != Verdict.CANNOT_TELL.value,

@@ -267,7 +267,7 @@ def test_a_correction_of_an_item_s_prediction_never_reaches_that_item(
             corrected_observation=f"corrected {row.item_id}\n$ ",
             ratings=Ratings(format=2, factuality=1, consistency=2, realism=2, quality=1),
         )
-        made = annotations.submit(row.prediction_id, "ann", fixed)
+        made = annotations.submit(row.prediction_id, "rita", fixed, role="reviewer")
         corrections[row.item_id] = f"annotation:{made.annotation_id}"
 
     again = bench(rows, tmp_path / "again")

@@ -32,6 +32,16 @@ def test_a_trusted_role_is_trusted_alone() -> None:
     )
 
 
+def test_a_role_never_vouches_for_an_anonymous_person_alone() -> None:
+    """The default anonymous role is admin (a personal machine): still one anonymous person."""
+    rule = TrustRule()
+    assert rule.review(1, [claim(1, "anonymous-3f2a", "POISON", "admin")]) == Review("unreviewed")
+    assert not rule.review(1, [claim(1, "anonymous", "POISON", "reviewer")]).trusted
+    # Two anonymous identities that agree are two people.
+    agreeing = [claim(1, "anonymous-1", "x", "admin"), claim(2, "anonymous-2", "x", "admin")]
+    assert rule.review(1, agreeing) == Review("trusted", "2 agreeing annotators")
+
+
 def test_agreeing_annotators_are_trusted_by_normalised_text() -> None:
     rule = TrustRule()
     found = rule.reviews(
