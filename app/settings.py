@@ -190,10 +190,16 @@ class Settings(BaseSettings):
         description="Engine of the 'Judge this' buttons; empty means the default engine.",
     )
     judge_model: str = Field(
-        default="", description="Model id of that judge; empty means the engine's default."
+        default="",
+        description="Model id of the judge wherever none is given (the 'Judge this' buttons, "
+        "the Benchmark page, `--judge` without `--judge-model`); empty means the model its "
+        "engine is configured with: AWP_MODEL on the default engine, else that engine's default.",
     )
     judge_max_new_tokens: int = Field(
-        default=1024, ge=1, description="Completion token budget of the 'Judge this' judge."
+        default=2048,
+        ge=1,
+        description="Completion token budget of the judge wherever none is given "
+        "(`--judge-max-new-tokens`).",
     )
     grounding: bool = Field(
         default=True,
