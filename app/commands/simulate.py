@@ -195,7 +195,7 @@ def simulate(
         raise BadInputError(f"--backing must be sim, shadow or hybrid, not {backing!r}.")
     live = live or backing in ("shadow", "hybrid")
     try:
-        world = context.world_spec(
+        spec = context.world_spec(
             Purpose.PLAYGROUND,
             engine=engine,
             model=model,
@@ -203,7 +203,7 @@ def simulate(
             history_mode=history_mode,
             hybrid=hybrid,
         )
-        simulator = context.simulator(world)
+        simulator = context.simulator(spec)
         if session is None:
             mode = history_mode or settings.history_mode
             if live:

@@ -1,0 +1,206 @@
+"""One world spec, resolved once: the same request through the page and the CLI stores equal specs.
+
+The real app is driven with gradio_client and `awp` runs in-process (typer's CliRunner) over the
+same data directory and settings, so the two edges differ only in which one was asked. Before
+specs, the Benchmark page fell back to `AWP_GROUNDING` / `AWP_RECORD_ANSWERS` (on) while
+`awp bench` turned both off: one 60-item persistence benchmark was grounded 60 times on the page
+and never on the CLI, and neither run said so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gradio_client import Client
+from sqlalchemy import select
+
+from storage.models import PredictionRow, SessionRow, StepRow
+from storage.run_kinds import BenchRun, RolloutRun
+from tests.support.app_server import RunningApp, follow_job, named, start_app
+from tests.support.cli import run
+from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
+from ui.pages.futures import SAMPLES
+from ui.pages.start import DEMO_RECORDING
+
+MODEL = "served/model"
+"""The configured model (`AWP_MODEL`) of the default engine, openai: what an empty judge model
+means on every edge."""
+LS = '[{"keystrokes": "ls\\n", "duration": 1}]'
+ITEMS = 60
+VERDICT = {
+    "scores": {"format": 4, "factuality": 3, "consistency": 4, "realism": 4, "quality": 3},
+    "strengths": ["format"],
+    "weaknesses": ["content"],
+}
+
+
+@pytest.fixture(scope="module")
+def judge_server() -> Iterator[FakeOpenAIServer]:
+    with serve_fake_openai() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, judge_server) -> Iterator[RunningApp]:
+    settings = {"model": MODEL, "base_url": judge_server.base_url}
+    running = start_app(tmp_path_factory.mktemp("world-spec"), "openai", settings)
+    yield running
+    running.close()
+
+
+@pytest.fixture
+def cli_env(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> RunningApp:
+    """`awp` commands see what the app sees: its data directory, engine, model and server."""
+    settings = app.settings
+    monkeypatch.setenv("AWP_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("AWP_ENGINE", settings.engine)
+    monkeypatch.setenv("AWP_MODEL", settings.model)
+    monkeypatch.setenv("AWP_BASE_URL", settings.base_url)
+    return app
+
+
+def awp(*args: str) -> str:
+    code, output = run(*args)
+    assert code == 0, output
+    return output
+
+
+def bench_counts(app: RunningApp, run_id: int) -> tuple[int, int, int]:
+    """(predictions, grounded ones, ones the record answered) stored for a benchmark run."""
+    query = (
+        select(PredictionRow.grounded_by, PredictionRow.engine)
+        .join(StepRow, PredictionRow.step_id == StepRow.id)
+        .join(SessionRow, StepRow.session_id == SessionRow.id)
+        .where(SessionRow.bench_run_id == run_id)
+    )
+    with app.context.database.session_factory() as session:
+        rows = session.execute(query).all()
+    return len(rows), sum(bool(g) for g, _ in rows), sum(e == "record" for _, e in rows)
+
+
+def worlds_of(app: RunningApp, kind: str) -> list[dict[str, Any]]:
+    """`session.world` of every session of `kind`, oldest first."""
+    query = select(SessionRow.world).where(SessionRow.kind == kind).order_by(SessionRow.id)
+    with app.context.database.session_factory() as session:
+        return list(session.scalars(query))
+
+
+def latest_bench(app: RunningApp) -> BenchRun:
+    return app.context.runs.list_runs(BenchRun)[0]
+
+
+def test_a_persistence_benchmark_is_measured_alike_on_the_page_and_the_cli(cli_env) -> None:
+    app = cli_env
+    client = Client(app.url, verbose=False)
+    line, _ = follow_job(
+        client, "bench_run", "bundled", ["persistence"], "(no judge)", ITEMS, "teacher_forced"
+    )
+    assert 'data-status="finished"' in line, line
+    page = latest_bench(app)
+    awp("bench", "--dataset", "bundled", "--engine", "persistence", "--limit", str(ITEMS))
+    cli = latest_bench(app)
+    assert cli.id != page.id
+
+    # Both ran ungrounded and answered nothing from the record: the figures measure the model.
+    assert bench_counts(app, page.id) == bench_counts(app, cli.id) == (ITEMS, 0, 0)
+    assert page.worlds == cli.worlds and len(page.worlds) == 1
+    [world] = page.worlds
+    assert (world["purpose"], world["engine"], world["model"]) == (
+        "bench",
+        "persistence",
+        "baseline:persistence",
+    )
+    assert (world["grounding"], world["record_answers"], world["base_url"]) == (False, False, None)
+    # Every bench session states the world its predictions were made in.
+    assert {w["digest"] for w in worlds_of(app, "bench")} == {world["digest"]}
+    # The Runs page says it in words.
+    _, detail, *_ = client.predict(page.id, api_name="/runs_open")
+    assert "grounding off, record answers off" in detail
+    assert "persistence · baseline:persistence" in detail
+
+
+def test_a_judged_benchmark_reads_an_empty_judge_model_alike(cli_env, judge_server) -> None:
+    app = cli_env
+    answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
+    reply = {"choices": [{"message": {"content": answer}, "finish_reason": "stop"}]}
+    judge_server.script.extend(json_reply(200, reply) for _ in range(4))
+    client = Client(app.url, verbose=False)
+    line, _ = follow_job(
+        client, "bench_run", "bundled", ["persistence"], "openai", 2, "teacher_forced"
+    )
+    assert 'data-status="finished"' in line, line
+    page = latest_bench(app)
+    awp(
+        "bench",
+        "--dataset",
+        "bundled",
+        "--engine",
+        "persistence",
+        "--judge",
+        "openai",
+        "--limit",
+        "2",
+    )
+    cli = latest_bench(app)
+
+    from backend.spec import describe
+
+    assert page.spec["judge_world"] == cli.spec["judge_world"]
+    judge = page.spec["judge_world"]
+    assert (judge["purpose"], judge["engine"], judge["model"]) == ("judge", "openai", MODEL)
+    assert page.worlds == cli.worlds
+    _, detail, *_ = client.predict(page.id, api_name="/runs_open")
+    assert f"Judge: {describe(judge)}" in detail.replace("&#x27;", "'")
+
+
+def test_a_rollout_runs_in_the_same_world_from_the_page_and_the_cli(
+    cli_env, tmp_path: Path
+) -> None:
+    app = cli_env
+    client = Client(app.url, verbose=False)
+    line, _ = follow_job(client, "rollout_run", "terminal", "replay", "persistence", 1, 2, "sim")
+    assert 'data-status="finished"' in line, line
+    page = app.context.runs.list_runs(RolloutRun)[0]
+    awp(
+        "rollout",
+        "--domain",
+        "terminal",
+        "--agent",
+        "replay",
+        "--engine",
+        "persistence",
+        "--episodes",
+        "1",
+        "--max-steps",
+        "2",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    cli = app.context.runs.list_runs(RolloutRun)[0]
+
+    assert cli.id != page.id and page.worlds == cli.worlds and len(page.worlds) == 1
+    [world] = page.worlds
+    assert (world["purpose"], world["engine"], world["hybrid"]) == ("rollout", "persistence", False)
+    assert page.world == cli.world == "persistence:baseline:persistence"
+    episodes = worlds_of(app, "rollout")
+    assert len(episodes) == 2 and episodes[0] == episodes[1] == world
+
+
+def test_futures_on_the_page_store_the_world_awp_simulate_stores(cli_env) -> None:
+    app = cli_env
+    person = Client(app.url, verbose=False)
+    named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
+    line, _ = follow_job(person, "futures", LS, SAMPLES, 2, "", "", "", "", engine="persistence")
+    assert 'data-status="finished"' in line, line
+    awp("simulate", "--domain", "terminal", "--engine", "persistence", "--action", LS)
+
+    [page] = worlds_of(app, "futures")
+    [cli] = worlds_of(app, "cli")
+    assert page == cli
+    assert (page["purpose"], page["engine"]) == ("playground", "persistence")
+    # The Playground keeps the settings' defaults: grounding and record answers on.
+    assert (page["grounding"], page["record_answers"]) == (True, True)
