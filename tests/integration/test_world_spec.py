@@ -23,6 +23,7 @@ from storage.run_kinds import BenchRun, RolloutRun
 from tests.support.app_server import RunningApp, follow_job, named, start_app
 from tests.support.cli import run
 from tests.support.fake_openai import FakeOpenAIServer, json_reply, serve_fake_openai
+from tests.support.live import skip_unless_live
 from ui.pages.futures import SAMPLES
 from ui.pages.start import DEMO_RECORDING
 
@@ -46,7 +47,7 @@ def judge_server() -> Iterator[FakeOpenAIServer]:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, judge_server) -> Iterator[RunningApp]:
-    settings = {"model": MODEL, "base_url": judge_server.base_url}
+    settings = {"model": MODEL, "base_url": judge_server.base_url, "hybrid_min_confidence": 0.5}
     running = start_app(tmp_path_factory.mktemp("world-spec"), "openai", settings)
     yield running
     running.close()
@@ -60,6 +61,7 @@ def cli_env(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> RunningApp:
     monkeypatch.setenv("AWP_ENGINE", settings.engine)
     monkeypatch.setenv("AWP_MODEL", settings.model)
     monkeypatch.setenv("AWP_BASE_URL", settings.base_url)
+    monkeypatch.setenv("AWP_HYBRID_MIN_CONFIDENCE", str(settings.hybrid_min_confidence))
     return app
 
 
@@ -157,37 +159,55 @@ def test_a_judged_benchmark_reads_an_empty_judge_model_alike(cli_env, judge_serv
     assert f"Judge: {describe(judge)}" in detail.replace("&#x27;", "'")
 
 
-def test_a_rollout_runs_in_the_same_world_from_the_page_and_the_cli(
-    cli_env, tmp_path: Path
-) -> None:
-    app = cli_env
+def rollout_both(app: RunningApp, out: Path, env: str, steps: int) -> tuple[RolloutRun, RolloutRun]:
+    """The same rollout from the Rollouts page, then `awp rollout`: both stored runs."""
     client = Client(app.url, verbose=False)
-    line, _ = follow_job(client, "rollout_run", "terminal", "replay", "persistence", 1, 2, "sim")
+    line, _ = follow_job(client, "rollout_run", "terminal", "replay", "persistence", 1, steps, env)
     assert 'data-status="finished"' in line, line
     page = app.context.runs.list_runs(RolloutRun)[0]
+    args = ["--domain", "terminal", "--agent", "replay", "--engine", "persistence"]
     awp(
         "rollout",
-        "--domain",
-        "terminal",
-        "--agent",
-        "replay",
-        "--engine",
-        "persistence",
+        *args,
         "--episodes",
         "1",
         "--max-steps",
-        "2",
+        str(steps),
+        "--env",
+        env,
         "--out",
-        str(tmp_path / "out"),
+        str(out),
     )
     cli = app.context.runs.list_runs(RolloutRun)[0]
+    assert cli.id != page.id
+    return page, cli
 
-    assert cli.id != page.id and page.worlds == cli.worlds and len(page.worlds) == 1
+
+def test_a_rollout_runs_in_the_same_world_from_the_page_and_the_cli(
+    cli_env, tmp_path: Path
+) -> None:
+    page, cli = rollout_both(cli_env, tmp_path / "out", "sim", 2)
+
+    assert page.worlds == cli.worlds and len(page.worlds) == 1
     [world] = page.worlds
     assert (world["purpose"], world["engine"], world["hybrid"]) == ("rollout", "persistence", False)
     assert page.world == cli.world == "persistence:baseline:persistence"
-    episodes = worlds_of(app, "rollout")
-    assert len(episodes) == 2 and episodes[0] == episodes[1] == world
+    # One episode each: the page's and the command's sessions, the latest two.
+    page_episode, cli_episode = worlds_of(cli_env, "rollout")[-2:]
+    assert page_episode == cli_episode == world
+
+
+@skip_unless_live("terminal")
+def test_a_hybrid_rollout_keeps_the_confidence_threshold_on_the_page(cli_env, tmp_path) -> None:
+    # The Rollouts page built its hybrid episodes without AWP_HYBRID_MIN_CONFIDENCE.
+    page, cli = rollout_both(cli_env, tmp_path / "out", "hybrid", 1)
+    assert page.worlds == cli.worlds and len(page.worlds) == 1
+    [world] = page.worlds
+    assert (world["hybrid"], world["hybrid_routes"], world["hybrid_min_confidence"]) == (
+        True,
+        "domain_policy",
+        0.5,
+    )
 
 
 def test_futures_on_the_page_store_the_world_awp_simulate_stores(cli_env) -> None:
