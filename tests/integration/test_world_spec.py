@@ -18,7 +18,7 @@ import pytest
 from gradio_client import Client
 from sqlalchemy import select
 
-from storage.models import PredictionRow, SessionRow, StepRow
+from storage.models import PredictionRow, ScoreRow, SessionRow, StepRow
 from storage.run_kinds import BenchRun, RolloutRun
 from tests.support.app_server import RunningApp, follow_job, named, start_app
 from tests.support.cli import run
@@ -63,6 +63,12 @@ def cli_env(app: RunningApp, monkeypatch: pytest.MonkeyPatch) -> RunningApp:
     monkeypatch.setenv("AWP_BASE_URL", settings.base_url)
     monkeypatch.setenv("AWP_HYBRID_MIN_CONFIDENCE", str(settings.hybrid_min_confidence))
     return app
+
+
+def verdict_reply() -> dict[str, Any]:
+    """A chat completion holding a rubric verdict."""
+    answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
+    return {"choices": [{"message": {"content": answer}, "finish_reason": "stop"}]}
 
 
 def awp(*args: str) -> str:
@@ -127,9 +133,7 @@ def test_a_persistence_benchmark_is_measured_alike_on_the_page_and_the_cli(cli_e
 
 def test_a_judged_benchmark_reads_an_empty_judge_model_alike(cli_env, judge_server) -> None:
     app = cli_env
-    answer = f"<final_evaluation>{json.dumps(VERDICT)}</final_evaluation>"
-    reply = {"choices": [{"message": {"content": answer}, "finish_reason": "stop"}]}
-    judge_server.script.extend(json_reply(200, reply) for _ in range(4))
+    judge_server.script.extend(json_reply(200, verdict_reply()) for _ in range(4))
     client = Client(app.url, verbose=False)
     line, _ = follow_job(
         client, "bench_run", "bundled", ["persistence"], "openai", 2, "teacher_forced"
@@ -224,3 +228,29 @@ def test_futures_on_the_page_store_the_world_awp_simulate_stores(cli_env) -> Non
     assert (page["purpose"], page["engine"]) == ("playground", "persistence")
     # The Playground keeps the settings' defaults: grounding and record answers on.
     assert (page["grounding"], page["record_answers"]) == (True, True)
+
+
+def judges(app: RunningApp) -> list[tuple[str, str, float]]:
+    """(engine, model, temperature) of every stored judge verdict."""
+    query = select(ScoreRow.details).where(ScoreRow.name == "judge.format")
+    with app.context.database.session_factory() as session:
+        details = list(session.scalars(query))
+    return [(d["judge_engine"], d["judge_model"], d["temperature"]) for d in details]
+
+
+def test_judge_this_and_awp_judge_grade_with_one_judge(cli_env, judge_server) -> None:
+    app = cli_env
+    before = len(judges(app))
+    judge_server.script.extend(json_reply(200, verdict_reply()) for _ in range(2))
+    person = Client(app.url, verbose=False)
+    out = named(person.predict("terminal", DEMO_RECORDING, 1, api_name="/load_turn"))
+    person.predict(out["action"], engine="persistence", api_name="/step")
+    line, _ = follow_job(person, "judge_step")
+    assert 'data-status="finished"' in line, line
+    # A second step, left ungraded, for the command to grade.
+    out = named(person.predict("terminal", DEMO_RECORDING, 2, api_name="/load_turn"))
+    person.predict(out["action"], engine="persistence", api_name="/step")
+    awp("judge", "--judge", "openai", "--limit", "1")
+
+    judged = judges(app)
+    assert len(judged) == before + 2 and set(judged) == {("openai", MODEL, 0.0)}
