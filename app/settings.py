@@ -204,15 +204,15 @@ class Settings(BaseSettings):
     grounding: bool = Field(
         default=True,
         description="Show the model the most similar real transitions (recordings, live runs, "
-        "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
-        "unless `--grounding` asks.",
+        "corrections) as demonstrations, in the Playground, rollouts and integrations. Benchmarks "
+        "(the page and `awp bench`) and training evaluation stay ungrounded unless asked.",
     )
     record_answers: bool = Field(
         default=True,
         description="Answer a step that exactly matches a real transition (same domain, "
         "normalised state before and canonical action, every match agreeing) from that "
-        "transition, without the model. `awp bench` and training evaluation keep it off "
-        "unless `--record-answers` asks.",
+        "transition, without the model. Benchmarks (the page and `awp bench`) and training "
+        "evaluation keep it off unless asked.",
     )
     hybrid_min_confidence: float = Field(
         default=0.0,
