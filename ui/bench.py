@@ -176,7 +176,11 @@ class Benchmarks:
         judge = services.judge(request.judge) if request.judge else None
         judge_world = services.judge_spec(request.judge) if request.judge else None
         spec = BenchRun.new_spec(
-            request.dataset, request.engines, request.judge, list(worlds.values()), judge_world
+            request.dataset,
+            request.engines,
+            request.judge,
+            [worlds[name] for name in request.engines],
+            judge_world,
         )
         with recorded(self.store, BenchRun, spec, out_dir=str(out), owner=user.name) as run:
 

@@ -160,7 +160,8 @@ def bench(
             if judge
             else None
         )
-        spec = BenchRun.new_spec(dataset, engine, judge, list(worlds.values()), judge_world)
+        ordered = [worlds[name] for name in engine]
+        spec = BenchRun.new_spec(dataset, engine, judge, ordered, judge_world)
         out_dir = str(out.resolve())
         with recorded(context.runs, BenchRun, spec, out_dir=out_dir, resume=resume) as run:
             results = run_bench(

@@ -131,6 +131,24 @@ def test_a_persistence_benchmark_is_measured_alike_on_the_page_and_the_cli(cli_e
     assert "persistence · baseline:persistence" in detail
 
 
+def test_grounding_asked_for_on_either_edge_grounds_alike(cli_env) -> None:
+    app = cli_env
+    client = Client(app.url, verbose=False)
+    args = ("bundled", ["persistence"], "(no judge)", 10, "teacher_forced", True, True)
+    line, _ = follow_job(client, "bench_run", *args)
+    assert 'data-status="finished"' in line, line
+    page = latest_bench(app)
+    asked = ("--grounding", "--record-answers")
+    awp("bench", "--dataset", "bundled", "--engine", "persistence", "--limit", "10", *asked)
+    cli = latest_bench(app)
+
+    assert page.worlds == cli.worlds and page.worlds[0]["grounding"] is True
+    counted = bench_counts(app, page.id)
+    assert counted == bench_counts(app, cli.id) and counted[1] > 0
+    _, detail, *_ = client.predict(page.id, api_name="/runs_open")
+    assert "grounding on (k=4" in detail and "record answers on" in detail
+
+
 def test_a_judged_benchmark_reads_an_empty_judge_model_alike(cli_env, judge_server) -> None:
     app = cli_env
     judge_server.script.extend(json_reply(200, verdict_reply()) for _ in range(4))
