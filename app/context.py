@@ -257,9 +257,7 @@ class AppContext:
         settings = self.settings
         measured = purpose in MEASURED
         name = (engine or "").strip() or settings.engine
-        spec = engine_spec(name)
-        served = not (spec.capabilities.in_process or spec.baseline)
-        url = ((base_url or "").strip() or settings.base_url) if served else None
+        url = self._server(name, base_url)
         configured = chosen_model(model)
         built = self.engine(name, settings.model if configured is None else configured, url)
         return WorldSpec(
@@ -288,6 +286,17 @@ class AppContext:
                 settings.hybrid_min_confidence if hybrid and purpose is Purpose.ROLLOUT else 0.0
             ),
         )
+
+    def _server(self, engine: str, base_url: str | None) -> str | None:
+        """The server `engine` talks to (`base_url`, else `AWP_BASE_URL`); None if it has none.
+
+        Raises:
+            UnknownNameError: no engine has that name.
+        """
+        registered = engine_spec(engine)
+        if registered.capabilities.in_process or registered.baseline:
+            return None
+        return (base_url or "").strip() or self.settings.base_url
 
     def spec_engine(self, spec: WorldSpec) -> Engine:
         """The (cached) engine a spec names: its model as the engine spells its default."""
@@ -337,9 +346,7 @@ class AppContext:
         budget = max_new_tokens or (
             base.max_new_tokens if official else settings.judge_max_new_tokens
         )
-        spec = engine_spec(engine)
-        served = not (spec.capabilities.in_process or spec.baseline)
-        url = ((base_url or "").strip() or settings.base_url) if served else None
+        url = self._server(engine, base_url)
         built = self.engine(engine, chosen, url)
         return WorldSpec(
             purpose=Purpose.JUDGE,
