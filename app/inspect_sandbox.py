@@ -32,6 +32,7 @@ from backend.integrations.shell import (
     SimShell,
     check_backing,
 )
+from backend.spec import Purpose
 
 NAME = "awp"
 
@@ -114,7 +115,13 @@ class AwpSandboxEnvironment(SandboxEnvironment):
         if chosen.backing == "live":
             shell = LiveShell(context.settings.live_config(), context.sessions, params, task)
         else:
-            simulator = context.simulator(chosen.engine, chosen.model, chosen.base_url)
+            world = context.world_spec(
+                Purpose.INTEGRATION,
+                engine=chosen.engine,
+                model=chosen.model,
+                base_url=chosen.base_url,
+            )
+            simulator = context.simulator(world)
             shell = SimShell(simulator, context.sessions, params, task)
         return {"default": cls(shell)}
 

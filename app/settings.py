@@ -209,23 +209,29 @@ class Settings(BaseSettings):
         description="Engine of the 'Judge this' buttons; empty means the default engine.",
     )
     judge_model: str = Field(
-        default="", description="Model id of that judge; empty means the engine's default."
+        default="",
+        description="Model id of the judge wherever none is given (the 'Judge this' buttons, "
+        "the Benchmark page, `--judge` without `--judge-model`); empty means the model its "
+        "engine is configured with: AWP_MODEL on the default engine, else that engine's default.",
     )
     judge_max_new_tokens: int = Field(
-        default=1024, ge=1, description="Completion token budget of the 'Judge this' judge."
+        default=2048,
+        ge=1,
+        description="Completion token budget of the judge wherever none is given "
+        "(`--judge-max-new-tokens`).",
     )
     grounding: bool = Field(
         default=True,
         description="Show the model the most similar real transitions (recordings, live runs, "
-        "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
-        "unless `--grounding` asks.",
+        "corrections) as demonstrations, in the Playground, rollouts and integrations. Benchmarks "
+        "(the page and `awp bench`) and training evaluation stay ungrounded unless asked.",
     )
     record_answers: bool = Field(
         default=True,
         description="Answer a step that exactly matches a real transition (same domain, "
         "normalised state before and canonical action, every match agreeing) from that "
-        "transition, without the model. `awp bench` and training evaluation keep it off "
-        "unless `--record-answers` asks.",
+        "transition, without the model. Benchmarks (the page and `awp bench`) and training "
+        "evaluation keep it off unless asked.",
     )
     hybrid_min_confidence: float = Field(
         default=0.0,

@@ -63,6 +63,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         settings.sampling(),
     )
     return Services(
+        world_spec=context.world_spec,
         simulator=context.simulator,
         engine=context.engine,
         data_dir=settings.data_dir,
@@ -82,6 +83,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         agreement=partial(agreement, factory),
         contenders=tuple(parse_contenders(settings.arena_contenders)),
         judge=context.judge,
+        judge_spec=context.judge_spec,
         judge_item=partial(judge_item, factory),
         jobs=context.jobs,
         bootstrap_rounds=settings.arena_bootstrap_rounds,

@@ -18,6 +18,7 @@ from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
+from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
     ChatMessage,
@@ -183,6 +184,9 @@ class Simulator:
             prompt as it is (the official prompt, as `awp bench` uses by default).
         record: answers a step that exactly matches a real transition from that transition,
             without the engine (`answered_by="record"`); None asks the engine every step.
+        spec: the resolved world it simulates (`app.context.AppContext.world_spec`), which
+            runs and sessions store; None only for a simulator built outside the composition
+            root (a test's, a benchmark script's), whose sessions then store no world.
     """
 
     def __init__(
@@ -191,11 +195,13 @@ class Simulator:
         prompts: PromptLibrary,
         grounder: Grounder | None = None,
         record: RecordBook | None = None,
+        spec: WorldSpec | None = None,
     ) -> None:
         self.engine = engine
         self.prompts = prompts
         self.grounder = grounder
         self.record = record
+        self.spec = spec
 
     def recorded(self, requests: Sequence[SimRequest]) -> list[Prediction | None]:
         """The record's exact answer to each canonical request, where it has one.

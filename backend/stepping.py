@@ -32,7 +32,14 @@ from backend.errors import (
     LiveEnvironmentError,
 )
 from backend.history import state_before
-from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
+from backend.recording import (
+    Recorder,
+    ScoreLike,
+    SessionTarget,
+    StepInput,
+    StepRecord,
+    in_world,
+)
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical, exact_prediction
 from backend.types import (
@@ -390,6 +397,7 @@ def run_step(
         BadActionError: the action does not follow the domain's format (nothing is sent).
         EngineUnavailableError, EngineRequestError: the engine failed.
     """
+    target = in_world(target, simulator.spec)
     if live is None:
         for item in simulator.stream(request):
             if isinstance(item, Prediction):

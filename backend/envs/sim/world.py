@@ -342,8 +342,15 @@ class WorldEnv:
             )
         if self.recorder is None:
             return info, None
+        # A live episode predicts nothing: its session names no world model's spec.
+        world = None if self.options.backing == "live" else self.simulator.spec
         target = self.session_id or NewSession.for_request(
-            request, SESSION_KIND, **self._engine_names(), **self._base(), complete=False
+            request,
+            SESSION_KIND,
+            **self._engine_names(),
+            **self._base(),
+            complete=False,
+            world=world,
         )
         reward = StoredScore(
             f"reward.{self.reward.name}",
