@@ -100,7 +100,7 @@ class TrustRule(BaseModel):
             groups[normalise_whitespace(claim.truth)].append(claim)
         trusted: dict[str, str] = {}
         for key, group in groups.items():
-            vouching = sorted({c.role for c in group if self._vouches(c)})
+            vouching = sorted({c.role for c in group if c.role is not None and self._vouches(c)})
             people = {c.author for c in group}
             if vouching:
                 trusted[key] = " and ".join(vouching)
