@@ -1,9 +1,9 @@
 """Who may use the app and with which role: password logins, Hugging Face login, admins.
 
-The users, admins and roles are fields of `Settings`. With no users configured the app has no
-login page; people are then "anonymous" with `anonymous_role`. Where their work counts per
-person (votes, ratings, annotations) each is named by the identity the server issued them
-(`app.identity`), never by anything the client sends.
+The users, admins, reviewers and roles are fields of `Settings`. With no users configured the
+app has no login page; people are then "anonymous" with `anonymous_role`. Where their work
+counts per person (votes, ratings, annotations) each is named by the identity the server issued
+them (`app.identity`), never by anything the client sends.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import gradio as gr
 
 from app.identity import Identities, load_secret
 from app.settings import Settings
-from ui.users import ANONYMOUS, User
+from backend.trust import ANONYMOUS
+from ui.users import User
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +33,11 @@ def credentials(settings: Settings) -> dict[str, str]:
 def admin_names(settings: Settings) -> set[str]:
     """User names with the admin role."""
     return {name.strip() for name in settings.admins.split(",") if name.strip()}
+
+
+def reviewer_names(settings: Settings) -> set[str]:
+    """User names with the reviewer role (their corrections are trusted, `backend.trust`)."""
+    return {name.strip() for name in settings.reviewers.split(",") if name.strip()}
 
 
 def offers_hf_login(settings: Settings) -> bool:
@@ -59,6 +65,7 @@ class Auth:
     def __init__(self, settings: Settings) -> None:
         self._logins = credentials(settings)
         self._admins = admin_names(settings)
+        self._reviewers = reviewer_names(settings)
         self._anonymous_admin = settings.anonymous_role == "admin"
         self.hf_login = offers_hf_login(settings)
         self._settings = settings
@@ -96,7 +103,12 @@ class Auth:
         if not name and request is not None:
             name = _hf_username(request)
         if name:
-            return User(name, is_admin=name in self._admins, logged_in=True)
+            return User(
+                name,
+                is_admin=name in self._admins,
+                logged_in=True,
+                is_reviewer=name in self._reviewers,
+            )
         anonymous = ANONYMOUS
         if individual and request is not None:
             anonymous = f"{ANONYMOUS}-{self.identities.of_request(request)}"

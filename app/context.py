@@ -15,7 +15,13 @@ from typing import Any
 
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import Engine, build_engine, chosen_model, engine_spec
+from backend.engines.base import (
+    ContextWindow,
+    Engine,
+    build_engine,
+    chosen_model,
+    engine_spec,
+)
 from backend.engines.cache import EngineCache
 from backend.envs.live.pool import LivePool
 from backend.errors import BadInputError
@@ -27,6 +33,9 @@ from backend.scoring.judge import JUDGE_PARAMS, Judge
 from backend.scoring.judge_library import JudgePromptLibrary
 from backend.scoring.official_judge import OFFICIAL_JUDGE_PARAMS, load_template
 from backend.simulate import Simulator
+from backend.spec import MEASURED, SERVER_CHOICE, Purpose, WorldSpec
+from backend.trust import TrustRule
+from backend.types import HistoryMode, SamplingParams
 from storage.annotations import AnnotationQueue, AnnotationStore
 from storage.arena import ArenaStore
 from storage.db import Database
@@ -136,9 +145,14 @@ class AppContext:
         return TrajectoryStore(self.database.session_factory)
 
     @cached_property
+    def trust(self) -> TrustRule:
+        """When a correction answers as reality: the one rule every reader of reality uses."""
+        return self.settings.trust_rule()
+
+    @cached_property
     def transitions(self) -> TransitionStore:
-        """Real transitions (recorded turns and corrections), read at retrieval time."""
-        return TransitionStore(self.database.session_factory)
+        """Real transitions (recorded turns and trusted corrections), read at retrieval time."""
+        return TransitionStore(self.database.session_factory, self.trust)
 
     @cached_property
     def grounder(self) -> Grounder:
@@ -159,7 +173,7 @@ class AppContext:
     @cached_property
     def annotations(self) -> AnnotationStore:
         """Annotations and their history."""
-        return AnnotationStore(self.database.session_factory)
+        return AnnotationStore(self.database.session_factory, self.trust)
 
     @cached_property
     def annotation_queue(self) -> AnnotationQueue:
@@ -209,36 +223,150 @@ class AppContext:
             config = config.model_copy(update={"base_url": base_url})
         return self._engines.get(config)
 
-    def simulator(
+    def world_spec(
+        self,
+        purpose: Purpose,
+        *,
+        engine: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        sampling: SamplingParams | None = None,
+        history_mode: HistoryMode | None = None,
+        grounding: bool | None = None,
+        record_answers: bool | None = None,
+        hybrid: bool = False,
+    ) -> WorldSpec:
+        """The world a `purpose` runs in: the request on top of Settings, resolved once.
+
+        What the request leaves out (None, or a blank engine, model or URL) is the configured
+        value, on every edge alike: `AWP_ENGINE`, `AWP_MODEL` (which is the engine's own default
+        when empty, named here as the engine names it), `AWP_BASE_URL` (only for an engine that
+        talks to a server), the sampling settings and `AWP_HISTORY_MODE`. Grounding and record
+        answers are off for measurements (`MEASURED`: benchmarks, training evaluation) unless
+        asked, and `AWP_GROUNDING` / `AWP_RECORD_ANSWERS` elsewhere. Hybrid's confidence
+        threshold is `AWP_HYBRID_MIN_CONFIDENCE` in hybrid rollouts (the only place it applies).
+
+        Args:
+            purpose: what the world model is for.
+            engine: engine registry name.
+            model: model id as typed or passed.
+            base_url: another OpenAI-compatible server.
+            sampling: sampling parameters of every step.
+            history_mode: which observations the model sees as history.
+            grounding: show real transitions as demonstrations.
+            record_answers: answer exact matches of real transitions from the record.
+            hybrid: route actions by the domain's policy (hybrid backing).
+
+        Raises:
+            UnknownNameError: no engine has that name.
+        """
+        settings = self.settings
+        measured = purpose in MEASURED
+        name = (engine or "").strip() or settings.engine
+        url = self._server(name, base_url)
+        configured = chosen_model(model)
+        built = self.engine(name, settings.model if configured is None else configured, url)
+        return WorldSpec(
+            purpose=purpose,
+            engine=name,
+            model=built.model or SERVER_CHOICE,
+            base_url=url,
+            sampling=sampling or settings.sampling(),
+            history_mode=history_mode or settings.history_mode,
+            history_rule="cut_to_context" if isinstance(built, ContextWindow) else "as_sent",
+            context_tokens=settings.vllm_max_model_len if name == "vllm" else None,
+            grounding=(not measured and settings.grounding) if grounding is None else grounding,
+            grounding_k=settings.grounding_k,
+            grounding_tokens=settings.grounding_tokens,
+            grounding_method=settings.grounding_method,
+            record_answers=(
+                (not measured and settings.record_answers)
+                if record_answers is None
+                else record_answers
+            ),
+            hybrid=hybrid,
+            hybrid_routes="domain_policy" if hybrid else "none",
+            # Selective simulation (a low-confidence answer handed to the live environment)
+            # runs in rollouts only; elsewhere hybrid routes by policy alone.
+            hybrid_min_confidence=(
+                settings.hybrid_min_confidence if hybrid and purpose is Purpose.ROLLOUT else 0.0
+            ),
+        )
+
+    def _server(self, engine: str, base_url: str | None) -> str | None:
+        """The server `engine` talks to (`base_url`, else `AWP_BASE_URL`); None if it has none.
+
+        Raises:
+            UnknownNameError: no engine has that name.
+        """
+        registered = engine_spec(engine)
+        if registered.capabilities.in_process or registered.baseline:
+            return None
+        return (base_url or "").strip() or self.settings.base_url
+
+    def spec_engine(self, spec: WorldSpec) -> Engine:
+        """The (cached) engine a spec names: its model as the engine spells its default."""
+        default = self.engine(spec.engine, "", spec.base_url)
+        if spec.model in (default.model, SERVER_CHOICE):
+            return default
+        return self.engine(spec.engine, spec.model, spec.base_url)
+
+    def simulator(self, spec: WorldSpec) -> Simulator:
+        """A simulator of the world `spec` describes: the one door every edge's world model takes.
+
+        Every edge resolves its spec with `world_spec` and builds its simulator here, so what
+        a run stores (`spec.stored()`) is what ran. Grounded simulators share the process's
+        grounder and record; where no real transition is stored, a grounded step's prompt is
+        the official one.
+        """
+        return Simulator(
+            self.spec_engine(spec),
+            self.prompts,
+            self.grounder if spec.grounding else None,
+            self.record_book if spec.record_answers else None,
+            spec,
+        )
+
+    def judge_spec(
         self,
         name: str | None = None,
         model: str | None = None,
         base_url: str | None = None,
-        grounding: bool | None = None,
-        record: bool | None = None,
-    ) -> Simulator:
-        """A simulator over the named engine: the one door every edge's world model goes through.
+        max_new_tokens: int | None = None,
+        official: bool = False,
+    ) -> WorldSpec:
+        """The rubric judge's engine, model and sampling, resolved by one rule for every edge.
 
-        `awp simulate/bench/env/rollout`, the gym factories and the pages all pass the model as
-        typed, so `chosen_model` gives an empty one the same meaning everywhere. Grounded
-        simulators share the process's grounder; where no real transition is stored, a
-        grounded step's prompt is the official one.
-
-        Args:
-            name: engine registry name; None for `AWP_ENGINE`.
-            model: model id; None, empty or blank for the configured one (`AWP_MODEL`).
-            base_url: another OpenAI-compatible server; None for `AWP_BASE_URL`.
-            grounding: show real transitions as demonstrations; None for `AWP_GROUNDING`.
-            record: answer exact matches of real transitions from the record; None for
-                `AWP_RECORD_ANSWERS`.
+        An engine left out is `AWP_JUDGE_ENGINE`, else `AWP_ENGINE`. A model left out or blank
+        (the CLI without `--judge-model`, the Benchmark page's judge menu, the "Judge this"
+        buttons) is `AWP_JUDGE_MODEL`; when that is empty too, the model the judge's engine is
+        configured with: `AWP_MODEL` on the default engine, the engine's own default on any
+        other. The budget is `max_new_tokens`, else `AWP_JUDGE_MAX_NEW_TOKENS` (the official
+        judge: the release's own budget). The judge is greedy and never grounded.
         """
-        grounded = self.settings.grounding if grounding is None else grounding
-        answered = self.settings.record_answers if record is None else record
-        return Simulator(
-            self.engine(name, chosen_model(model), base_url),
-            self.prompts,
-            self.grounder if grounded else None,
-            self.record_book if answered else None,
+        settings = self.settings
+        engine = (name or "").strip() or settings.judge_engine or settings.engine
+        default = settings.model if engine == settings.engine else ""
+        chosen = chosen_model(model) or settings.judge_model or default
+        base = OFFICIAL_JUDGE_PARAMS if official else JUDGE_PARAMS
+        budget = max_new_tokens or (
+            base.max_new_tokens if official else settings.judge_max_new_tokens
+        )
+        url = self._server(engine, base_url)
+        built = self.engine(engine, chosen, url)
+        return WorldSpec(
+            purpose=Purpose.JUDGE,
+            engine=engine,
+            model=built.model or SERVER_CHOICE,
+            base_url=url,
+            sampling=base.model_copy(update={"max_new_tokens": budget}),
+            history_mode=HistoryMode.TEACHER_FORCED,
+            history_rule="as_sent",
+            grounding=False,
+            grounding_k=settings.grounding_k,
+            grounding_tokens=settings.grounding_tokens,
+            grounding_method=settings.grounding_method,
+            record_answers=False,
         )
 
     def judge(
@@ -252,37 +380,22 @@ class AppContext:
     ) -> Judge:
         """The rubric judge, the one way the CLI, the Benchmark page and "Judge this" build it.
 
-        With no `name` (the "Judge this" buttons) the `AWP_JUDGE_*` settings pick it: engine
-        `AWP_JUDGE_ENGINE` with `AWP_JUDGE_MODEL` (empty: that engine's default), else the
-        default engine with `AWP_JUDGE_MODEL` or `AWP_MODEL`, and `AWP_JUDGE_MAX_NEW_TOKENS`.
-        A caller that picks an engine (`--judge`, the Benchmark page's judge menu) gets that
-        engine with `model` as `engine` reads it and the judge's own default budget: a choice
-        made for one run is not silently bent by the settings of the buttons.
+        Its engine, model and budget follow `judge_spec`'s one rule, whichever edge asks.
 
         Args:
-            name: the judge's engine; None for the configured one.
-            model: its model id (None: the configured model; "": the engine's default).
+            name: the judge's engine; None or blank for the configured one.
+            model: its model id; None or blank for the configured one (see `judge_spec`).
             base_url: another OpenAI-compatible server for it.
             prompts_dir: judge prompts to use instead of the built-in ones.
-            max_new_tokens: completion budget instead of the default.
+            max_new_tokens: completion budget instead of the configured one.
             official: judge exactly as the release's `eval.py judge` does, with the official
                 judge prompts and user template found through `prompts_dir`.
 
         Raises:
             BadInputError: `official` without a folder of official judge prompts and template.
         """
-        budget = max_new_tokens
-        if not name:
-            configured = self.settings
-            name = configured.judge_engine or configured.engine
-            if model is None:
-                model = (
-                    configured.judge_model
-                    if configured.judge_engine
-                    else (configured.judge_model or None)
-                )
-            budget = budget or configured.judge_max_new_tokens
-        engine = self.engine(name, model, base_url)
+        spec = self.judge_spec(name, model, base_url, max_new_tokens, official)
+        engine = self.spec_engine(spec)
         library = JudgePromptLibrary(prompts_dir)
         if official:
             if prompts_dir is None:
@@ -290,13 +403,9 @@ class AppContext:
                     "The official judge needs --judge-prompts: the `prompts/` folder of a "
                     "QwenLM/Qwen-AgentWorld checkout."
                 )
-            base = OFFICIAL_JUDGE_PARAMS
-            params = base.model_copy(update={"max_new_tokens": budget or base.max_new_tokens})
-            return Judge(engine, library, params, official=load_template(Path(prompts_dir)))
-        params = JUDGE_PARAMS.model_copy(
-            update={"max_new_tokens": budget or JUDGE_PARAMS.max_new_tokens}
-        )
-        return Judge(engine, library, params)
+            template = load_template(Path(prompts_dir))
+            return Judge(engine, library, spec.sampling, official=template)
+        return Judge(engine, library, spec.sampling)
 
     def close(self) -> None:
         """Cancel running jobs; close the live environments, every engine and the database pool."""

@@ -25,6 +25,7 @@ from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv
 from backend.envs.sim.worlds import world_starts
 from backend.simulate import Simulator
+from backend.spec import Purpose
 
 ENV_ID = "awp/WorldModel-v0"
 
@@ -114,7 +115,9 @@ def world_parts(
     The task judge runs on `judge`, else on the world model's engine.
     """
     context = build_context(max_new_tokens=max_new_tokens or None)
-    simulator = context.simulator(engine, model, base_url)
+    simulator = context.simulator(
+        context.world_spec(Purpose.INTEGRATION, engine=engine, model=model, base_url=base_url)
+    )
     judge_engine = context.engine(judge) if judge else simulator.engine
     return WorldParts(
         context.settings,

@@ -34,6 +34,7 @@ from backend.integrations.shell import (
     check_backing,
 )
 from backend.provenance import stored
+from backend.spec import Purpose
 
 NAME = "awp"
 PROVENANCE_KEY = "awp_provenance"
@@ -118,7 +119,13 @@ class AwpSandboxEnvironment(SandboxEnvironment):
         if chosen.backing == "live":
             shell = LiveShell(context.settings.live_config(), context.sessions, params, task)
         else:
-            simulator = context.simulator(chosen.engine, chosen.model, chosen.base_url)
+            world = context.world_spec(
+                Purpose.INTEGRATION,
+                engine=chosen.engine,
+                model=chosen.model,
+                base_url=chosen.base_url,
+            )
+            simulator = context.simulator(world)
             shell = SimShell(simulator, context.sessions, params, task)
         return {"default": cls(shell)}
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from backend.engines.base import EngineConfig, VllmOptions
 from backend.envs.live.base import LiveConfig
 from backend.grounding.grounder import DEFAULT_METHOD
+from backend.trust import ROLES, TrustRule, parse_roles
 from backend.types import HistoryMode, SamplingParams
 
 
@@ -130,6 +131,24 @@ class Settings(BaseSettings):
         default="",
         description="Comma-separated user names with the admin role (export, everyone's progress).",
     )
+    reviewers: str = Field(
+        default="",
+        description="Comma-separated user names with the reviewer role, whose corrections are "
+        "trusted as reality (`AWP_TRUST_ROLES`).",
+    )
+    trust_roles: str = Field(
+        default="admin,reviewer",
+        description="Comma-separated roles whose single correction is trusted: it grounds the "
+        "model and answers from the record for everybody. Other corrections need "
+        "`AWP_TRUST_AGREEING` annotators to agree.",
+    )
+    trust_agreeing: int = Field(
+        default=2,
+        ge=2,
+        le=10,
+        description="Distinct annotators whose same correction of one prediction makes it "
+        "trusted; one annotator alone never is.",
+    )
     anonymous_role: Literal["annotator", "admin"] = Field(
         default="admin",
         description="Role of people who are not logged in: admin suits a personal machine, "
@@ -190,23 +209,29 @@ class Settings(BaseSettings):
         description="Engine of the 'Judge this' buttons; empty means the default engine.",
     )
     judge_model: str = Field(
-        default="", description="Model id of that judge; empty means the engine's default."
+        default="",
+        description="Model id of the judge wherever none is given (the 'Judge this' buttons, "
+        "the Benchmark page, `--judge` without `--judge-model`); empty means the model its "
+        "engine is configured with: AWP_MODEL on the default engine, else that engine's default.",
     )
     judge_max_new_tokens: int = Field(
-        default=1024, ge=1, description="Completion token budget of the 'Judge this' judge."
+        default=2048,
+        ge=1,
+        description="Completion token budget of the judge wherever none is given "
+        "(`--judge-max-new-tokens`).",
     )
     grounding: bool = Field(
         default=True,
         description="Show the model the most similar real transitions (recordings, live runs, "
-        "corrections) as demonstrations. `awp bench` and training evaluation stay ungrounded "
-        "unless `--grounding` asks.",
+        "corrections) as demonstrations, in the Playground, rollouts and integrations. Benchmarks "
+        "(the page and `awp bench`) and training evaluation stay ungrounded unless asked.",
     )
     record_answers: bool = Field(
         default=True,
         description="Answer a step that exactly matches a real transition (same domain, "
         "normalised state before and canonical action, every match agreeing) from that "
-        "transition, without the model. `awp bench` and training evaluation keep it off "
-        "unless `--record-answers` asks.",
+        "transition, without the model. Benchmarks (the page and `awp bench`) and training "
+        "evaluation keep it off unless asked.",
     )
     hybrid_min_confidence: float = Field(
         default=0.0,
@@ -301,6 +326,22 @@ class Settings(BaseSettings):
             action_timeout_s=self.live_action_timeout_s,
             cgroups=self.live_cgroups == "auto",
         )
+
+    @field_validator("trust_roles")
+    @classmethod
+    def _known_roles(cls, value: str) -> str:
+        """Refuse a typo at start: an unknown role would silently trust nobody."""
+        unknown = sorted(parse_roles(value) - set(ROLES))
+        if unknown:
+            raise ValueError(
+                f"AWP_TRUST_ROLES names unknown roles {', '.join(unknown)}; the roles are "
+                f"{', '.join(ROLES)}"
+            )
+        return value
+
+    def trust_rule(self) -> TrustRule:
+        """When a correction answers as reality (`backend.trust`)."""
+        return TrustRule(roles=parse_roles(self.trust_roles), agreeing=self.trust_agreeing)
 
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to SQLite in the data directory."""

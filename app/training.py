@@ -44,7 +44,7 @@ def correction_rows(context: AppContext, method: Method) -> Iterator[dict[str, A
     export_format = FORMATS.get(method.export_format)
     ctx = ExportContext(system_prompt=context.prompts.system_prompt)
     records = iter_export_records(
-        context.database.session_factory, ExportQuery(annotated_only=True)
+        context.database.session_factory, ExportQuery(annotated_only=True), context.trust
     )
     for record in records:
         for row in export_format.build(record, ctx):
@@ -113,6 +113,8 @@ def run_training(
     Raises:
         AWPError: a bad source, method or output folder; an engine failure in the benchmark.
     """
+    from backend.spec import Purpose, WorldSpec
+    from backend.training.evaluate import MODEL_ENGINE, eval_params
     from backend.training.service import train
     from storage.run_kinds import TrainRun
     from storage.run_lifecycle import recorded
@@ -121,7 +123,21 @@ def run_training(
     # is prepared (a first download or conversion takes a minute) and before a run is listed.
     data = train_data(context, config.method, config.data)
     base = base_folder(context, config.base)
-    spec = TrainRun.new_spec(config.method, config.data, str(base), config.model_dump(mode="json"))
+
+    # The before/after evaluation measures the model: no grounding, no record answers.
+    def world(engine: str, model: str | None) -> WorldSpec:
+        params = eval_params(config.eval_max_new_tokens, config.seed)
+        return context.world_spec(
+            Purpose.TRAINING_EVAL, engine=engine, model=model, sampling=params
+        )
+
+    spec = TrainRun.new_spec(
+        config.method,
+        config.data,
+        str(base),
+        config.model_dump(mode="json"),
+        world(MODEL_ENGINE, str(base)),
+    )
     out_dir = str(config.out.resolve())
     with recorded(context.runs, TrainRun, spec, out_dir=out_dir, owner=owner) as run:
 
@@ -139,7 +155,7 @@ def run_training(
             config,
             data,
             base,
-            lambda engine, model: context.simulator(engine, model, grounding=False, record=False),
+            lambda engine, model: context.simulator(world(engine, model)),
             record,
             show_progress,
         )

@@ -63,6 +63,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         settings.sampling(),
     )
     return Services(
+        world_spec=context.world_spec,
         simulator=context.simulator,
         engine=context.engine,
         data_dir=settings.data_dir,
@@ -74,7 +75,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         queue=context.annotation_queue,
         annotations=context.annotations,
         progress=Progress(partial(annotator_progress, factory), partial(domain_progress, factory)),
-        export_records=partial(iter_export_records, factory),
+        export_records=partial(iter_export_records, factory, trust=context.trust),
         export_context=ExportContext(system_prompt=context.prompts.system_prompt),
         can_push=bool(get_token()),
         identify=auth.identify,
@@ -82,6 +83,7 @@ def build_services(context: AppContext, auth: Auth) -> Services:
         agreement=partial(agreement, factory),
         contenders=tuple(parse_contenders(settings.arena_contenders)),
         judge=context.judge,
+        judge_spec=context.judge_spec,
         judge_item=partial(judge_item, factory),
         jobs=context.jobs,
         bootstrap_rounds=settings.arena_bootstrap_rounds,

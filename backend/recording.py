@@ -8,10 +8,11 @@ through this one protocol, so a step is stored the same way whoever takes it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from backend.provenance import Provenance
+from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
     HistoryMode,
@@ -81,6 +82,8 @@ class NewSession:
         branched_at: how many of the parent's steps it keeps.
         complete: False for an episode that has not ended yet (`Recorder.end_session` ends
             it); a killed process leaves its episode incomplete, and exports leave it out.
+        world: the resolved world spec its predictions are made in (stored as
+            `session.world`); None where the simulator was built outside the composition root.
     """
 
     domain: str
@@ -98,6 +101,7 @@ class NewSession:
     parent_session_id: int | None = None
     branched_at: int | None = None
     complete: bool = True
+    world: WorldSpec | None = None
 
     @classmethod
     def for_request(cls, request: SimRequest, kind: str, **extra: Any) -> NewSession:
@@ -156,6 +160,16 @@ class StepRecord:
 
 SessionTarget = int | NewSession
 """A stored session's id, or a session to create with the step."""
+
+
+def in_world(target: SessionTarget, world: WorldSpec | None) -> SessionTarget:
+    """`target`, stating the world its steps are predicted in when it is a session to create.
+
+    A session that already names its world keeps it; a stored session (an id) has its own.
+    """
+    if isinstance(target, NewSession) and target.world is None and world is not None:
+        return replace(target, world=world)
+    return target
 
 
 class Recorder(Protocol):

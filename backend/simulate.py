@@ -19,6 +19,7 @@ from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
 from backend.provenance import Provenance
+from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
     ChatMessage,
@@ -187,6 +188,9 @@ class Simulator:
             prompt as it is (the official prompt, as `awp bench` uses by default).
         record: answers a step that exactly matches a real transition from that transition,
             without the engine (`answered_by="record"`); None asks the engine every step.
+        spec: the resolved world it simulates (`app.context.AppContext.world_spec`), which
+            runs and sessions store; None only for a simulator built outside the composition
+            root (a test's, a benchmark script's), whose sessions then store no world.
     """
 
     def __init__(
@@ -195,22 +199,29 @@ class Simulator:
         prompts: PromptLibrary,
         grounder: Grounder | None = None,
         record: RecordBook | None = None,
+        spec: WorldSpec | None = None,
     ) -> None:
         self.engine = engine
         self.prompts = prompts
         self.grounder = grounder
         self.record = record
+        self.spec = spec
 
-    def recorded(self, request: SimRequest) -> Prediction | None:
-        """The record's exact answer to a canonical request, if it has one."""
+    def recorded(self, requests: Sequence[SimRequest]) -> list[Prediction | None]:
+        """The record's exact answer to each canonical request, where it has one.
+
+        One lookup for the batch, so the record checks its freshness once, not once a step.
+        """
         if self.record is None:
-            return None
-        found = self.record.lookup(request)
-        if found is None:
-            return None
-        return exact_prediction(
-            request.action, found.after, "record", found.ref, [found.ref], found.provenance
-        )
+            return [None] * len(requests)
+        return [
+            None
+            if found is None
+            else exact_prediction(
+                request.action, found.after, "record", found.ref, [found.ref], found.provenance
+            )
+            for request, found in zip(requests, self.record.lookup_all(requests), strict=True)
+        ]
 
     def system_prompt(self, request: SimRequest) -> str:
         """The request's own system prompt, else its domain's filled from its context.
@@ -248,16 +259,18 @@ class Simulator:
             EngineUnavailableError: the engine must be loaded to measure a prompt and cannot be.
         """
         checked = [canonical(request) for request in requests]
+        # a step the record answers never reaches the engine: nothing to measure or load
+        answers = self.recorded(checked)
         prepared = []
-        for request, grounding in zip(checked, self._groundings(checked), strict=True):
+        for request, grounding, answer in zip(
+            checked, self._groundings(checked), answers, strict=True
+        ):
             if grounding.demonstrations is not None:
                 context = request.context.model_copy(
                     update={"demonstrations": grounding.demonstrations}
                 )
                 request = request.model_copy(update={"context": context})
             system = self.system_prompt(request)
-            # a step the record answers never reaches the engine: nothing to measure or load
-            answer = self.recorded(request)
             fitted = request if answer is not None else self._fitted(request, system)
             dropped = len(request.history) - len(fitted.history)
             chat = _chat(fitted, system)

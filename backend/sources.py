@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from backend.grounding.fingerprint import recording_path
 from backend.provenance import Live, Provenance, Recorded
 from backend.types import SimRequest, Trajectory
 
@@ -42,6 +43,26 @@ def turn_provenance(trajectory: Trajectory, index: int) -> Provenance:
     """The source of a recording's 0-based turn: the turn's own, else the recording's."""
     own = trajectory.turns[index].provenance
     return own if own is not None else recorded(trajectory, index)
+
+
+def fingerprinted(source: Provenance, fingerprint: str | None) -> Provenance:
+    """A recorded source with its step's content fingerprint (`backend.grounding.fingerprint`).
+
+    What the leakage guard compares travels with the observation; other kinds (a live run)
+    are returned as they are.
+    """
+    if isinstance(source, Recorded) and source.fingerprint is None and fingerprint:
+        return source.model_copy(update={"fingerprint": fingerprint})
+    return source
+
+
+def turn_sources(trajectory: Trajectory) -> list[Provenance]:
+    """The source of each turn of a recording, each recorded one with its fingerprint."""
+    path = recording_path(trajectory)
+    return [
+        fingerprinted(turn_provenance(trajectory, index), path[index])
+        for index in range(len(trajectory.turns))
+    ]
 
 
 def live(sandbox: str, run: str | None = None) -> Live:

@@ -33,7 +33,14 @@ from backend.errors import (
 )
 from backend.history import state_before
 from backend.provenance import Live
-from backend.recording import Recorder, ScoreLike, SessionTarget, StepInput, StepRecord
+from backend.recording import (
+    Recorder,
+    ScoreLike,
+    SessionTarget,
+    StepInput,
+    StepRecord,
+    in_world,
+)
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical, exact_prediction
 from backend.sources import live as live_source
@@ -403,6 +410,7 @@ def run_step(
         BadActionError: the action does not follow the domain's format (nothing is sent).
         EngineUnavailableError, EngineRequestError: the engine failed.
     """
+    target = in_world(target, simulator.spec)
     if live is None:
         for item in simulator.stream(request):
             if isinstance(item, Prediction):

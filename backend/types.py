@@ -286,6 +286,11 @@ class SimRequest(BaseModel):
         grounding_exclude: recordings whose real transitions this step must never be shown:
             its own (a benchmark item's, an episode's, a session's base recording), so grounding
             never leaks the answer or the step's own future.
+        own_path: the content fingerprints of the recording this step is measured against, from
+            its start (`backend.grounding.fingerprint`): grounding and the record never show it
+            a transition on this path or after its last step, whatever its id
+            (`backend.grounding.leakage`). Empty: it follows no recording (a live session, a
+            free step), and only `grounding_exclude`'s ids guard it.
         verbatim: an official row's turn texts: a teacher-forced step sends them as they are
             (and its action unchecked), as the official harness does.
         task_check: the action is the task's success check (`backend.envs.sim.check_action`),
@@ -304,5 +309,6 @@ class SimRequest(BaseModel):
     reference_origin: ReferenceOrigin = "recorded"
     reference_provenance: Provenance | None = None
     grounding_exclude: tuple[str, ...] = ()
+    own_path: tuple[str, ...] = ()
     verbatim: VerbatimChat | None = None
     task_check: bool = False

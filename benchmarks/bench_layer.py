@@ -35,6 +35,7 @@ from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv, step_all
+from backend.spec import Purpose
 
 TARGET_MS = 5.0
 
@@ -67,7 +68,8 @@ def measure(
     context: AppContext, domain: str, n: int, steps: int, engine: str, record: bool
 ) -> dict[str, Any]:
     """CPU and wall time per sub-environment step of N environments of `domain`."""
-    simulator = context.simulator(engine, grounding=False)
+    world = context.world_spec(Purpose.INTEGRATION, engine=engine, grounding=False)
+    simulator = context.simulator(world)
     reward = build_reward("reference", RewardOptions())
     options = EnvOptions(max_steps=1_000, record=record)
     recorder = context.sessions if record else None

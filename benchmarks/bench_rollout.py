@@ -39,6 +39,7 @@ from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.world import WorldEnv, step_all
 from backend.simulate import Simulator
+from backend.spec import Purpose
 from backend.types import SamplingParams, SimRequest, StreamChunk
 
 
@@ -152,12 +153,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         reward = build_reward("reference", RewardOptions())
         for name in engines:
             served = name == "openai"
-            simulator: Simulator = context.simulator(
-                name,
-                options.model if served else None,
-                options.base_url if served else None,
+            world = context.world_spec(
+                Purpose.ROLLOUT,
+                engine=name,
+                model=options.model if served else None,
+                base_url=options.base_url if served else None,
                 grounding=False,
             )
+            simulator: Simulator = context.simulator(world)
             timed = Timed(simulator.engine)
             params = SamplingParams(max_new_tokens=options.max_new_tokens, seed=0)
             env_options = EnvOptions(max_steps=10, params=params)

@@ -17,6 +17,7 @@ from sqlalchemy.sql import ColumnElement, Select
 
 from backend.compare.report import BattleCount, PairAgreementCount, RealCount
 from backend.errors import BadInputError, ConflictError
+from backend.trust import ANONYMOUS
 from backend.types import EXACT_ANSWERERS
 from storage.arena_items import (
     ArenaPair,
@@ -38,9 +39,6 @@ from storage.models import (
 )
 from storage.models.arena import ARENA_OUTCOMES, REAL_CHOICES
 from storage.upsert import ensure_annotator, find_annotator
-
-ANONYMOUS = "anonymous"
-"""How the names of people who are not signed in start (`ui.users.ANONYMOUS`)."""
 
 REAL_ORIGINS = ("recorded", "live")
 """A real state written by an annotator is an edited prediction, not reality: never shown."""

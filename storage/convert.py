@@ -8,7 +8,7 @@ from typing import Any
 from backend.errors import BadInputError
 from backend.provenance import Provenance, parse_provenance, stored
 from backend.recording import ScoreLike
-from backend.sources import turn_provenance
+from backend.sources import turn_sources
 from backend.types import (
     EXACT_ANSWERERS,
     ChatMessage,
@@ -200,16 +200,18 @@ def trajectory_fields(trajectory: Trajectory) -> dict[str, Any]:
 
 
 def turn_rows(trajectory: Trajectory) -> list[TurnRow]:
-    """New turn rows for a trajectory, 0-based, each with its source (`turn_provenance`)."""
+    """New turn rows for a trajectory, 0-based, each with its source (`turn_sources`)."""
     return [
         TurnRow(
             index=i,
             action=t.action,
             observation=t.observation,
             predicted=t.predicted,
-            provenance=stored(turn_provenance(trajectory, i)),
+            provenance=stored(source),
         )
-        for i, t in enumerate(trajectory.turns)
+        for i, (t, source) in enumerate(
+            zip(trajectory.turns, turn_sources(trajectory), strict=True)
+        )
     ]
 
 

@@ -16,8 +16,10 @@ from sqlalchemy.orm import Session
 
 from backend.export.records import ExportAnnotation, ExportRecord, ExportScore
 from backend.history import state_before
+from backend.trust import UNREVIEWED, TrustRule
 from backend.types import ChatMessage, HistoryMode, Turn
 from backend.verdicts import Verdict
+from storage.annotations.review import reviews
 from storage.annotations.rows import ratings_of
 from storage.convert import read_provenance, session_context
 from storage.db import SessionFactory, session_scope
@@ -70,8 +72,11 @@ def _batch(
     return [tuple(row) for row in session.execute(statement)]  # type: ignore[misc]
 
 
-def _annotations(session: Session, ids: Sequence[int]) -> dict[int, list[ExportAnnotation]]:
+def _annotations(
+    session: Session, ids: Sequence[int], trust: TrustRule
+) -> dict[int, list[ExportAnnotation]]:
     found: dict[int, list[ExportAnnotation]] = defaultdict(list)
+    states = reviews(session, ids, trust)
     statement = (
         select(AnnotationRow, AnnotatorRow.name)
         .join(AnnotatorRow, AnnotatorRow.id == AnnotationRow.annotator_id)
@@ -79,6 +84,7 @@ def _annotations(session: Session, ids: Sequence[int]) -> dict[int, list[ExportA
         .order_by(AnnotationRow.id)
     )
     for row, name in session.execute(statement):
+        state = states.get(row.id, UNREVIEWED)
         found[row.prediction_id].append(
             ExportAnnotation(
                 annotation_id=row.id,
@@ -90,6 +96,9 @@ def _annotations(session: Session, ids: Sequence[int]) -> dict[int, list[ExportA
                 notes=row.notes,
                 version=row.version,
                 updated_at=row.updated_at,
+                author_role=row.author_role,
+                review=state.state,
+                trusted_by=state.trusted_by,
             )
         )
     return found
@@ -103,11 +112,15 @@ def _scores(session: Session, ids: Sequence[int]) -> dict[int, list[ExportScore]
     return found
 
 
-def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator[ExportRecord]:
+def iter_export_records(
+    factory: SessionFactory, query: ExportQuery, trust: TrustRule | None = None
+) -> Iterator[ExportRecord]:
     """Yield one record per (prediction, annotation), or per prediction when unannotated.
 
-    Memory holds one batch of predictions and the histories of their sessions.
+    Memory holds one batch of predictions and the histories of their sessions. Each annotation
+    carries its state under `trust` (the default rule when not given).
     """
+    rule = trust or TrustRule()
     after = 0
     while True:
         with session_scope(factory) as session:
@@ -115,7 +128,7 @@ def iter_export_records(factory: SessionFactory, query: ExportQuery) -> Iterator
             if not batch:
                 return
             ids = [prediction.id for prediction, _, _ in batch]
-            annotations = _annotations(session, ids)
+            annotations = _annotations(session, ids, rule)
             scores = _scores(session, ids)
             prompts = load_prompts(session, ((p.id, p.prompt) for p, _, _ in batch))
             histories = {owner.id: lineage_turns(session, owner.id) for _, _, owner in batch}

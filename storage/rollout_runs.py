@@ -53,6 +53,7 @@ def record_rollouts(
         plan.reward,
         f"world:{plan.world}" if plan.world else plan.tasks,
         plan.max_steps,
+        parts.world.spec,
     )
     with recorded(store, RolloutRun, spec, out_dir=out_dir, owner=owner) as run:
         finished: list[EpisodeRow] = []

@@ -15,6 +15,7 @@ from storage.runs import RunRecord
 
 if TYPE_CHECKING:
     from backend.benchmark.results import BenchResults
+    from backend.spec import WorldSpec
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,25 @@ class BenchRun(RunRecord):
     label: ClassVar[str] = "Benchmark run"
 
     @staticmethod
-    def new_spec(dataset: str, engines: Sequence[str], judge: str | None) -> dict[str, Any]:
-        """What a benchmark run asks: the dataset, its engines in order and the judge."""
-        return {"dataset": dataset, "engines": list(engines), "judge": judge}
+    def new_spec(
+        dataset: str,
+        engines: Sequence[str],
+        judge: str | None,
+        worlds: Sequence[WorldSpec] = (),
+        judge_world: WorldSpec | None = None,
+    ) -> dict[str, Any]:
+        """What a benchmark run asks: the dataset, its engines in order and the judge.
+
+        `worlds` are the engines' resolved world specs (in engine order) and `judge_world` the
+        judge's, stored so the run states what it measured (grounding, record answers, ...).
+        """
+        return {
+            "dataset": dataset,
+            "engines": list(engines),
+            "judge": judge,
+            "world": [world.stored() for world in worlds],
+            "judge_world": judge_world.stored() if judge_world is not None else None,
+        }
 
     @staticmethod
     def outcome(results: BenchResults) -> tuple[dict[str, Any], int, int]:
@@ -86,14 +103,23 @@ class TrainRun(RunRecord):
 
     @staticmethod
     def new_spec(
-        method: str, data_source: str, base_model: str, hyper_params: Mapping[str, Any]
+        method: str,
+        data_source: str,
+        base_model: str,
+        hyper_params: Mapping[str, Any],
+        eval_world: WorldSpec | None = None,
     ) -> dict[str, Any]:
-        """What a training run asks: method, data, base model and its `TrainConfig`."""
+        """What a training run asks: method, data, base model and its `TrainConfig`.
+
+        `eval_world` is the before/after evaluation's world spec (the base model's), stored as
+        the run's one world.
+        """
         return {
             "method": method,
             "data_source": data_source,
             "base_model": base_model,
             "hyper_params": dict(hyper_params),
+            "world": [eval_world.stored()] if eval_world is not None else [],
         }
 
     @staticmethod
@@ -169,12 +195,18 @@ class RolloutRun(RunRecord):
         reward: str,
         tasks: str,
         max_steps: int,
+        world_spec: WorldSpec | None = None,
     ) -> dict[str, Any]:
-        """What a rollout asks: domains, agent, world model, env backing, episodes and limits."""
+        """What a rollout asks: domains, agent, world model, env backing, episodes and limits.
+
+        `world` names the world model (ENGINE:MODEL); its resolved spec, when the simulator has
+        one, is stored under `world_model` and as the run's one world (`spec["world"]`).
+        """
         return {
             "domains": list(domains),
             "agent": agent,
-            "world": world,
+            "world_model": world,
+            "world": [world_spec.stored()] if world_spec is not None else [],
             "env": env,
             "episodes": episodes,
             "reward": reward,
@@ -194,8 +226,9 @@ class RolloutRun(RunRecord):
 
     @property
     def world(self) -> str:
-        """The world model's engine and model."""
-        return str(self.spec["world"])
+        """The world model's engine and model (runs stored before specs kept it under `world`)."""
+        named = self.spec.get("world_model", self.spec.get("world"))
+        return named if isinstance(named, str) else ""
 
     @property
     def env(self) -> str:

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, NotFoundError
+from backend.spec import describe
 from storage.db import SessionFactory, session_scope
 from storage.models import RunKind, RunRow, RunStatus
 from storage.processes import is_dead, this_process
@@ -59,6 +60,19 @@ class RunRecord:
         `cause` says what stopped it: `Interrupted` (Ctrl-C, a killed process) or `Cancelled`.
         """
         return f"{cause} before it finished."
+
+    @property
+    def worlds(self) -> list[Mapping[str, Any]]:
+        """The world specs the run ran in (`backend.spec.WorldSpec.stored`), one per world model.
+
+        Stored under `spec["world"]`; a run stored before specs were kept has none.
+        """
+        stored = self.spec.get("world")
+        return [dict(world) for world in stored] if isinstance(stored, list) else []
+
+    def world_words(self) -> list[str]:
+        """Each world spec in words ("persistence · baseline:persistence, grounding off, ...")."""
+        return [describe(world) for world in self.worlds]
 
 
 R = TypeVar("R", bound=RunRecord)

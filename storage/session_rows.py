@@ -273,6 +273,7 @@ def insert_session(session: Session, new: NewSession, prediction: Prediction | N
         parent_session_id=new.parent_session_id,
         branched_at=new.branched_at if new.parent_session_id is not None else None,
         complete=new.complete,
+        world=new.world.stored() if new.world is not None else None,
     )
     session.add(row)
     session.flush()

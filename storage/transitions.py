@@ -1,10 +1,13 @@
 """Real transitions for grounding, read from the database at retrieval time.
 
 Two kinds of rows are real: the turns of stored recordings (bundled, imported, live runs) and
-annotators' corrections (an annotation whose verdict is reject: its correction is the truth).
-A prediction, even one an annotator accepted, is never served: grounding must not feed a model
-its own guesses. `version` is one aggregate query, so the grounder can check freshness at every
-retrieval and rebuild a domain's index only when something changed.
+annotators' corrections (an annotation whose verdict is reject: its correction is the truth)
+that the trust rule trusts (`backend.trust`): one anonymous person's correction grounds and
+answers for nobody. The rule is judged over the annotations as they are at retrieval time, so a
+second agreeing annotator or a reviewer makes a correction real at once. A prediction, even
+one an annotator accepted, is never served: grounding must not feed a model its own guesses.
+`version` is one aggregate query, so the grounder can check freshness at every retrieval and
+rebuild a domain's index only when something changed.
 """
 
 from __future__ import annotations
@@ -13,17 +16,18 @@ from collections.abc import Hashable
 from typing import TypeVarTuple
 
 from sqlalchemy import Select, func, select
-from sqlalchemy.orm import Session
 
+from backend.grounding.fingerprint import step_path
 from backend.grounding.transitions import Transition, trajectory_transitions
 from backend.history import state_before
-from backend.provenance import Correction, ReviewState
+from backend.trust import UNREVIEWED, TrustRule
 from backend.verdicts import Verdict
+from storage.annotations.review import correction, reviews
+from storage.annotations.rows import annotator_name
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_turns
 from storage.models import (
     AnnotationRow,
-    AnnotatorRow,
     PredictionRow,
     SessionRow,
     StepRow,
@@ -38,34 +42,22 @@ def annotation_ref(annotation_id: int) -> str:
     return f"annotation:{annotation_id}"
 
 
-def correction_provenance(
-    session: Session,
-    annotation: AnnotationRow,
-    review: ReviewState = "unreviewed",
-    trusted_by: str = "",
-) -> Correction:
-    """The source of a correction: its annotation, author, the author's role, its review."""
-    author = session.get(AnnotatorRow, annotation.annotator_id)
-    return Correction(
-        annotation_id=annotation.id,
-        author=author.name if author is not None else "unknown",
-        role=annotation.author_role,
-        review=review,
-        trusted_by=trusted_by,
-    )
-
-
 Columns = TypeVarTuple("Columns")
 
 
-def _corrections(statement: Select[*Columns], domain: str) -> Select[*Columns]:
-    """`statement` over the domain's corrections: annotations that reject with their truth."""
+def _judged(statement: Select[*Columns], domain: str) -> Select[*Columns]:
+    """`statement` over the domain's annotations (any of them can move a correction's trust)."""
     return (
         statement.join(PredictionRow, PredictionRow.id == AnnotationRow.prediction_id)
         .join(StepRow, StepRow.id == PredictionRow.step_id)
         .join(SessionRow, SessionRow.id == StepRow.session_id)
-        .where(AnnotationRow.verdict == Verdict.REJECT.value, SessionRow.domain == domain)
+        .where(SessionRow.domain == domain)
     )
+
+
+def _corrections(statement: Select[*Columns], domain: str) -> Select[*Columns]:
+    """`statement` over the domain's corrections: annotations that reject with their truth."""
+    return _judged(statement, domain).where(AnnotationRow.verdict == Verdict.REJECT.value)
 
 
 class TransitionStore:
@@ -73,24 +65,27 @@ class TransitionStore:
 
     Args:
         factory: the session factory of a `storage.db.Database`.
+        trust: which corrections are real (`backend.trust`); the default rule when not given.
     """
 
-    def __init__(self, factory: SessionFactory) -> None:
+    def __init__(self, factory: SessionFactory, trust: TrustRule | None = None) -> None:
         self._factory = factory
         self._trajectories = TrajectoryStore(factory)
+        self.trust = trust or TrustRule()
 
     def version(self, domain: str) -> Hashable:
         """Counts, largest ids and latest stamps of the domain's turns and corrections.
 
         A new or replaced recording (its stamp moves, `storage.trajectories`), a new live turn,
-        and a new, edited or deleted correction each change it.
+        and a new, edited or deleted annotation (which may make a correction trusted) each
+        change it.
         """
         turns = (
             select(func.count(TurnRow.id), func.max(TurnRow.id), func.max(TrajectoryRow.updated_at))
             .join(TrajectoryRow, TrajectoryRow.id == TurnRow.trajectory_id)
             .where(TrajectoryRow.domain == domain)
         )
-        corrections = _corrections(
+        corrections = _judged(
             select(func.count(AnnotationRow.id), func.max(AnnotationRow.updated_at)).select_from(
                 AnnotationRow
             ),
@@ -100,7 +95,7 @@ class TransitionStore:
             return (*session.execute(turns).one(), *session.execute(corrections).one())
 
     def transitions(self, domain: str) -> list[Transition]:
-        """The domain's recorded turns with a real observation, then its corrections."""
+        """The domain's recorded turns with a real observation, then its trusted corrections."""
         found = [
             transition
             for trajectory in self._trajectories.iter_trajectories(domain=domain)
@@ -114,7 +109,12 @@ class TransitionStore:
         )
         found = []
         with session_scope(self._factory) as session:
-            for annotation, step, owner in session.execute(query):
+            rows = list(session.execute(query))
+            states = reviews(session, {a.prediction_id for a, _, _ in rows}, self.trust)
+            for annotation, step, owner in rows:
+                review = states.get(annotation.id, UNREVIEWED)
+                if not review.trusted:
+                    continue
                 history = lineage_turns(session, owner.id, before=step.index)
                 found.append(
                     Transition(
@@ -124,7 +124,10 @@ class TransitionStore:
                         step.action,
                         annotation.corrected_observation,
                         owner.base_trajectory_id,
-                        correction_provenance(session, annotation),
+                        path=step_path(domain, owner.initial_state, history, step.action),
+                        provenance=correction(
+                            annotation, annotator_name(session, annotation.annotator_id), review
+                        ),
                     )
                 )
         return found

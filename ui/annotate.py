@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from backend.domains.base import get_domain
 from backend.engines.base import engine_spec
 from backend.errors import BadInputError
+from backend.observations import empty_form
 from backend.verdicts import Verdict
 from storage.annotations import (
     AnnotationInput,
@@ -29,6 +30,7 @@ from storage.annotations import (
 )
 from ui.services import Services
 from ui.structured import Form, form_of, stored
+from ui.users import User
 
 RATING_HELP = {
     "format": "1: not the environment's output format (prose, broken markup) · "
@@ -83,6 +85,15 @@ class Draft:
     def editing(self, text: str) -> Draft:
         """The draft with `text` (a stored observation) loaded into the editor."""
         return replace(self, form=form_of(text, get_domain(self.item.domain).observation_kind))
+
+
+def starting_text(item: QueueItem, text: str) -> str:
+    """What the editor opens with for `text`: an empty one as its domain's empty document.
+
+    An empty prediction of a structured domain is corrected from the smallest document of its
+    form (`{}` for MCP), so the editor checks the syntax from the first keystroke.
+    """
+    return text if text.strip() else empty_form(item.domain) or text
 
 
 @dataclass(frozen=True)
@@ -155,7 +166,7 @@ class Annotator:
 
     def submit(
         self,
-        user: str,
+        user: User,
         draft: Draft | None,
         corrected: str | None,
         ratings: Mapping[str, str | int | None],
@@ -163,9 +174,11 @@ class Annotator:
         tags: list[str] | None,
         notes: str | None,
     ) -> AnnotationRecord:
-        """Store the annotation (the store fills an unknown real state when it establishes one).
+        """Store `user`'s annotation with their role (the store fills an unknown real state).
 
-        The editor's text goes back into the form the domain stores (`ui.structured`).
+        The editor's text goes back into the form the domain stores (`ui.structured`). The
+        role is what the trust rule reads (`backend.trust`): one annotator's correction is kept
+        and shown to them, but answers for nobody else until it is trusted.
 
         Raises:
             BadInputError: there is no item, the edited document no longer parses, or the
@@ -186,7 +199,7 @@ class Annotator:
         except ValidationError as exc:
             raise BadInputError(explain(exc)) from None
         return self.services.annotations.submit(
-            draft.item.prediction_id, user, annotation, draft.version
+            draft.item.prediction_id, user.name, annotation, draft.version, role=user.role
         )
 
     def _draft(self, item: QueueItem, user: str) -> Draft:
@@ -195,8 +208,8 @@ class Annotator:
         )
         if not mine:
             empty: dict[str, int | None] = dict.fromkeys(RATING_NAMES)
-            fresh = Draft(item, item.predicted_observation, empty)
-            return fresh.editing(item.predicted_observation)
+            start = starting_text(item, item.predicted_observation)
+            return Draft(item, start, empty).editing(start)
         record = mine[0]
         earlier = Draft(
             item,

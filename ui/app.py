@@ -35,10 +35,9 @@ LINKED_PAGE = {
 
 def whoami_line(user: User) -> str:
     """Who is signed in and with which role, with a way out for password logins."""
-    role = "admin" if user.is_admin else "annotator"
     if not user.logged_in:
-        return f"Not signed in · role: {role}"
-    return f"Signed in as **{user.name}** · role: {role} · [Log out](/logout)"
+        return f"Not signed in · role: {user.role}"
+    return f"Signed in as **{user.name}** · role: {user.role} · [Log out](/logout)"
 
 
 def linked_tabs(query: dict[str, str]) -> tuple[Workspace | None, str | None]:

@@ -22,11 +22,12 @@ from backend.engines.base import engine_spec
 from backend.errors import NotFoundError
 from backend.jobs import carried, current_job
 from backend.recording import NewSession
+from backend.spec import Purpose
 from backend.stepping import Sample, record_samples, step_batch
 from backend.types import SimRequest
 from storage.arena_items import ArenaPair, RealItem
 from storage.models import SessionKind
-from ui.services import Services, chosen_model
+from ui.services import Services
 
 TRAJECTORY_SAMPLE = 500
 """How many stored recordings a battle's step is drawn from."""
@@ -115,7 +116,15 @@ class Arena:
         return item.request(contender.params(defaults.params), defaults.history_mode)
 
     def _predict(self, contender: Contender, request: SimRequest) -> Sample:
-        simulator = self.services.simulator(contender.engine, chosen_model(contender.model), None)
+        services = self.services
+        world = services.world_spec(
+            Purpose.ARENA,
+            engine=contender.engine,
+            model=contender.model,
+            sampling=request.params,
+            history_mode=request.history_mode,
+        )
+        simulator = services.simulator(world)
         return step_batch(simulator, [request])[0][0]
 
     def _recorded_step(self, domain: str | None) -> BenchItem:

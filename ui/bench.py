@@ -19,11 +19,12 @@ from backend.benchmark.runner import RunConfig
 from backend.benchmark.service import new_run_dir, run_bench
 from backend.benchmark.sessions import BenchSessions
 from backend.errors import BadInputError
+from backend.spec import Purpose
 from backend.types import HistoryMode, SamplingParams
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun
 from storage.run_lifecycle import recorded
-from ui.services import Services, chosen_model
+from ui.services import Services
 from ui.users import AccessDeniedError, User
 
 PAST_HEADERS = ["run", "date", "dataset", "engines", "status", "items", "overall (macro)"]
@@ -37,7 +38,11 @@ default would number the columns "1 2 3".
 
 @dataclass(frozen=True)
 class BenchRequest:
-    """What the Benchmark page asks for."""
+    """What the Benchmark page asks for.
+
+    Grounding and record answers are off unless asked, as for `awp bench`: the figures measure
+    the model, whatever the Playground's defaults (`AWP_GROUNDING`, `AWP_RECORD_ANSWERS`).
+    """
 
     dataset: str
     engines: list[str]
@@ -45,6 +50,8 @@ class BenchRequest:
     limit: int | None
     history_mode: HistoryMode
     params: SamplingParams
+    grounding: bool = False
+    record_answers: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,10 +159,29 @@ class Benchmarks:
             history_mode=request.history_mode,
             params=request.params,
         )
-        # The judge menu picks an engine; "" runs it on that engine's default model.
-        judge = self.services.judge(request.judge, "") if request.judge else None
-        simulators = self.services.simulator
-        spec = BenchRun.new_spec(request.dataset, request.engines, request.judge)
+        services = self.services
+        # No model box here: the configured model, as `awp bench` without --model.
+        worlds = {
+            name: services.world_spec(
+                Purpose.BENCH,
+                engine=name,
+                sampling=request.params,
+                history_mode=request.history_mode,
+                grounding=request.grounding,
+                record_answers=request.record_answers,
+            )
+            for name in request.engines
+        }
+        # The judge menu picks an engine, its model left to the one rule (`judge_spec`).
+        judge = services.judge(request.judge) if request.judge else None
+        judge_world = services.judge_spec(request.judge) if request.judge else None
+        spec = BenchRun.new_spec(
+            request.dataset,
+            request.engines,
+            request.judge,
+            [worlds[name] for name in request.engines],
+            judge_world,
+        )
         with recorded(self.store, BenchRun, spec, out_dir=str(out), owner=user.name) as run:
 
             def advance(done: int, total: int) -> None:
@@ -166,8 +192,7 @@ class Benchmarks:
                 request.dataset,
                 out,
                 config,
-                # No model box here: the configured model, as `awp bench` without --model.
-                lambda name: simulators(name, chosen_model(None), None),
+                lambda name: services.simulator(worlds[name]),
                 judge,
                 sessions=BenchSessions(self.services.sessions, run.id),
                 progress=advance,

@@ -13,7 +13,7 @@ from itertools import islice
 
 from backend.errors import BadInputError
 from backend.export.builders import FORMATS
-from backend.export.service import ExportSummary, build_rows, export
+from backend.export.service import ExportSummary, Unparsed, build_rows, export, parsed_only
 from storage.export_source import ExportQuery
 from ui.services import Services
 from ui.users import AccessDeniedError, User
@@ -75,7 +75,8 @@ class Exporter:
         """The number of rows the export would hold and the first few as pretty JSON."""
         _require_admin(user)
         records = self.services.export_records(request.query())
-        rows = build_rows(FORMATS.get(request.format), records, self.services.export_context)
+        parsed = parsed_only(records, Unparsed())  # what `write` would write
+        rows = build_rows(FORMATS.get(request.format), parsed, self.services.export_context)
         head = [row.model_dump(mode="json") for row in islice(rows, PREVIEW_ROWS)]
         count = len(head) + sum(1 for _ in rows)
         return count, json.dumps(head, indent=2, ensure_ascii=False)

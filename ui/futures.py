@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from backend.compare.futures import MAX_CANDIDATES, Spread, spread
 from backend.errors import BadInputError
 from backend.recording import NewSession
-from backend.simulate import Simulator
+from backend.spec import Purpose, WorldSpec
 from backend.stepping import StepOutcome, record_prediction, record_samples, step_batch
 from backend.types import Prediction, Turn
 from storage.models import SessionKind
-from ui.services import EngineChoice, Services, chosen_model
+from ui.services import EngineChoice, Services
 from ui.session import PlaySession, Score
 
 
@@ -64,8 +64,9 @@ class FuturesService:
             BadInputError: k outside 1..8.
         """
         request = session.request(action, choice.history_mode, choice.params)
-        samples = step_batch(self._simulator(choice), [request], samples=k)[0]
-        target, prefix = self._target(session, choice, owner)
+        world = self._world(choice)
+        samples = step_batch(self.services.simulator(world), [request], samples=k)[0]
+        target, prefix = self._target(session, choice, owner, world)
         outcomes = record_samples(self.services.sessions, target, samples, prefix)
         previous = session.previous_observation()
         summary = spread(session.domain, samples, previous)
@@ -83,11 +84,13 @@ class FuturesService:
             session.request(action, choice.history_mode, choice.params)
             for action in self.typed_candidates(session, actions)
         ]
-        samples = [sample for (sample,) in step_batch(self._simulator(choice), requests)]
+        world = self._world(choice)
+        simulator = self.services.simulator(world)
+        samples = [sample for (sample,) in step_batch(simulator, requests)]
         predictions = [sample.made() for sample in samples]  # one failure stores nothing
         futures = []
         for sample, prediction in zip(samples, predictions, strict=True):
-            target, prefix = self._target(session, choice, owner)
+            target, prefix = self._target(session, choice, owner, world)
             stored = record_prediction(
                 self.services.sessions, target, sample.request, prediction, prefix, sample.scores
             )
@@ -112,10 +115,9 @@ class FuturesService:
                 raise BadInputError(f"Candidate {number}: {problem}")
         return typed
 
-    def _simulator(self, choice: EngineChoice) -> Simulator:
-        return self.services.simulator(
-            choice.engine, chosen_model(choice.model), choice.base_url or None
-        )
+    def _world(self, choice: EngineChoice) -> WorldSpec:
+        # Futures explore the Playground's state: the Playground's world, as `awp simulate`'s.
+        return choice.world(self.services.world_spec, Purpose.PLAYGROUND)
 
     @staticmethod
     def _future(outcome: StepOutcome) -> Future:
@@ -131,12 +133,13 @@ class FuturesService:
 
     @staticmethod
     def _target(
-        session: PlaySession, choice: EngineChoice, owner: str
+        session: PlaySession, choice: EngineChoice, owner: str, world: WorldSpec
     ) -> tuple[NewSession, list[Turn]]:
         """A new `futures` session branching from the Playground session at its current step."""
         new = session.new_session(
             SessionKind.FUTURES.value, owner, choice.history_mode, choice.params
         )
+        new = replace(new, world=world)
         if session.session_id is None:
             return new, session.history()
         branch = replace(new, parent_session_id=session.session_id, branched_at=len(session.steps))

@@ -18,6 +18,7 @@ from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
 from backend.recording import SessionTarget
 from backend.sources import reference_provenance
+from backend.spec import Purpose
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import SimRequest, Turn
 from storage.models import SessionKind
@@ -114,7 +115,9 @@ class Playground:
             EngineUnavailableError, EngineRequestError: the engine failed (nothing is stored).
         """
         request = session.request(action, choice.history_mode, choice.params)
-        simulator = self.services.simulator(choice.engine, choice.model, choice.base_url or None)
+        services = self.services
+        world = choice.world(services.world_spec, Purpose.PLAYGROUND, session.hybrid)
+        simulator = services.simulator(world)
         engine = simulator.engine
         if isinstance(engine, Preparable) and not engine.ready:
             yield Preparing(

@@ -13,7 +13,7 @@ from backend.envs.sim.episode import Backing, backing_named
 from backend.envs.sim.honesty import HonestyMeter
 from backend.envs.sim.leaderboard import Leaderboard
 from backend.envs.sim.report import Summary
-from backend.envs.sim.service import RolloutOutcome, RolloutParts, RolloutPlan
+from backend.envs.sim.service import RolloutOutcome, RolloutParts, RolloutPlan, rollout_world
 from backend.errors import BadInputError
 from storage.rollout_runs import record_rollouts
 from storage.run_kinds import RolloutRun
@@ -97,25 +97,26 @@ class Rollouts:
         """
         backing = self.check(request)
         pool = self.services.live
-        defaults = self.services.defaults
         engines = self.services.engine
-        parts = RolloutParts(
-            world=self.services.simulator(request.engine, None, None),
-            engines=lambda name, model: engines(name, model, None),
-            params=defaults.params,
-            history_mode=defaults.history_mode,
-            live_config=pool.config if pool is not None else None,
-            recorder=self.services.sessions,
-            trajectories=self.services.trajectories,
-            live_pool=pool,
-            live_owner=user.name,
-        )
         plan = RolloutPlan(
             domains=(request.domain,),
             agent=request.agent,
             episodes=request.episodes,
             backing=backing,
             max_steps=request.max_steps,
+        )
+        world = self.services.world_spec(**rollout_world(plan), engine=request.engine)
+        parts = RolloutParts(
+            world=self.services.simulator(world),
+            engines=lambda name, model: engines(name, model, None),
+            params=world.sampling,
+            history_mode=world.history_mode,
+            live_config=pool.config if pool is not None else None,
+            recorder=self.services.sessions,
+            trajectories=self.services.trajectories,
+            min_confidence=world.hybrid_min_confidence,
+            live_pool=pool,
+            live_owner=user.name,
         )
         return record_rollouts(self.services.runs, plan, parts, owner=user.name)
 

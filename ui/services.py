@@ -28,6 +28,7 @@ from backend.fair_use import FairUse
 from backend.jobs import JobRegistry
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
+from backend.spec import Purpose, WorldSpec
 from backend.training.config import TrainConfig
 from backend.types import HistoryMode, SamplingParams
 from storage.annotations import (
@@ -43,12 +44,40 @@ from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
 from ui.users import AccessDeniedError, Identify, User
 
-SimulatorFactory = Callable[[str, str | None, str | None], Simulator]
-"""(engine name, model, server URL or None) -> a simulator.
+SimulatorFactory = Callable[[WorldSpec], Simulator]
+"""A resolved world spec -> the simulator of that world (`AppContext.simulator`)."""
 
-An empty or None model is the configured one: the factory applies `chosen_model` itself, so a
-page hands the model box over as typed.
-"""
+
+class WorldSpecFactory(Protocol):
+    """Resolves a world spec for a purpose from what a page asks (`AppContext.world_spec`).
+
+    What is left out (None, or a blank engine, model or URL) is the configured value; a page
+    hands its model box over as typed.
+    """
+
+    def __call__(
+        self,
+        purpose: Purpose,
+        *,
+        engine: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        sampling: SamplingParams | None = None,
+        history_mode: HistoryMode | None = None,
+        grounding: bool | None = None,
+        record_answers: bool | None = None,
+        hybrid: bool = False,
+    ) -> WorldSpec:
+        """The resolved spec."""
+        ...
+
+
+class JudgeSpecFactory(Protocol):
+    """The judge's resolved spec (`AppContext.judge_spec`), stored with a judged run."""
+
+    def __call__(self, name: str | None = None, model: str | None = None) -> WorldSpec:
+        """The judge on engine `name` (the configured one when None)."""
+        ...
 
 
 EngineFactory = Callable[[str, str | None, str | None], Engine]
@@ -58,8 +87,8 @@ EngineFactory = Callable[[str, str | None, str | None], Engine]
 class JudgeFactory(Protocol):
     """Builds the rubric judge (`app.context.AppContext.judge`).
 
-    With no engine name the configured judge (`AWP_JUDGE_*`), else the named engine with
-    `model` (None: the configured model; "": the engine's default).
+    With no engine name the configured judge (`AWP_JUDGE_*`), else the named engine; a model
+    left out or blank means the same everywhere (`AppContext.judge_spec`).
     """
 
     def __call__(self, name: str | None = None, model: str | None = None) -> Judge:
@@ -145,6 +174,20 @@ class EngineChoice:
             params,
         )
 
+    def world(
+        self, world_spec: WorldSpecFactory, purpose: Purpose, hybrid: bool = False
+    ) -> WorldSpec:
+        """This choice resolved as a world spec for `purpose` (the box's blanks: the settings)."""
+        return world_spec(
+            purpose,
+            engine=self.engine,
+            model=self.model,
+            base_url=self.base_url,
+            sampling=self.params,
+            history_mode=self.history_mode,
+            hybrid=hybrid,
+        )
+
     @property
     def key(self) -> tuple:
         """What a stored session fixes: changing any of it starts a branch."""
@@ -169,7 +212,8 @@ class Services:
     """Everything the UI needs, built once per app.
 
     Attributes:
-        simulator: builds simulators over cached engines.
+        world_spec: resolves a world spec for a purpose from a page's request.
+        simulator: builds the simulator of a resolved world spec, over cached engines.
         engine: builds (cached) engines.
         data_dir: where benchmark runs and exports are written.
         defaults: the engine settings a new browser tab starts with.
@@ -188,6 +232,7 @@ class Services:
         agreement: reads the judge-versus-people agreement report.
         contenders: what arena battles draw from.
         judge: builds the rubric judge: with no arguments the one of the "Judge this" buttons.
+        judge_spec: the judge's resolved spec, as a judged benchmark run stores it.
         judge_item: a stored prediction as a judge item.
         fair: how people share the engine: the model queue, the baseline lane, the budgets.
         jobs: the process's long-running work (futures, verdicts, battles, runs), which pages
@@ -202,6 +247,7 @@ class Services:
         prompts: the system prompt library, which fills a pinned world's prompt.
     """
 
+    world_spec: WorldSpecFactory
     simulator: SimulatorFactory
     engine: EngineFactory
     data_dir: Path
@@ -221,6 +267,7 @@ class Services:
     agreement: Callable[[], AgreementReport]
     contenders: tuple[Contender, ...]
     judge: JudgeFactory
+    judge_spec: JudgeSpecFactory
     judge_item: Callable[[int], JudgeItem]
     fair: FairUse
     jobs: JobRegistry

@@ -113,8 +113,9 @@ def pretty(text: str, form: Form | None) -> str:
 def stored(edited: str, form: Form | None) -> str:
     """The edited text in the stored form (unchanged without a form or when it is not a document).
 
-    An edit that replaced the document with plain text (an error message) is kept as typed; one
-    that still looks like a document must parse.
+    An edit that replaced the document with other text is kept as typed; one that still opens
+    like a document must parse. Whether the text is an observation of its domain at all (a
+    stray character before `{` is not) is judged when it is stored (`backend.observations`).
 
     Raises:
         MalformedCorrectionError: the text starts like a document of the form's syntax but

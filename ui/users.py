@@ -14,8 +14,6 @@ import gradio as gr
 
 from backend.errors import AWPError
 
-ANONYMOUS = "anonymous"
-"""The name of people who are not logged in, where browsers need not be told apart."""
 MAX_BROWSER_KEY = 128
 
 
@@ -28,11 +26,20 @@ class User:
             "anonymous-<id>" for one server-issued anonymous identity.
         is_admin: may export data and see everyone's progress.
         logged_in: whether the name comes from a login rather than a default.
+        is_reviewer: their corrections are trusted as reality (`backend.trust`).
     """
 
     name: str
     is_admin: bool = False
     logged_in: bool = False
+    is_reviewer: bool = False
+
+    @property
+    def role(self) -> str:
+        """The role's name (`backend.trust.ROLES`), stored with every annotation they write."""
+        if self.is_admin:
+            return "admin"
+        return "reviewer" if self.is_reviewer else "annotator"
 
 
 class AccessDeniedError(AWPError):

@@ -22,18 +22,27 @@ annotations_app = typer.Typer(
 def import_file(
     file: Annotated[Path, typer.Argument(help="JSONL file, one annotation per line.")],
     source: Annotated[str, typer.Option(help="Recorded as the annotations' source.")] = "import",
+    role: Annotated[
+        str,
+        typer.Option(
+            help="The role of the file's annotators (annotator, reviewer or admin), stored with "
+            "each annotation: the trust rule reads it (AWP_TRUST_ROLES)."
+        ),
+    ] = "annotator",
 ) -> None:
     """Import annotations (prediction_id, annotator, verdict, corrected_observation, ratings, ...).
 
     `verdict` is accept, reject or cannot_tell, by the same rules as the Annotate page. Every
-    line is validated first; one bad line refuses the whole file, listing the bad lines.
+    line is validated first; one bad line refuses the whole file, listing the bad lines. The
+    corrections answer as reality only once trusted: declare `--role reviewer` for a file of
+    reviewed corrections, else they need agreeing annotators.
     """
     from storage.annotations import parse_import_file
 
     rows = parse_import_file(file)
     with build_context() as context:
         try:
-            result = context.annotations.import_rows(rows, source=source)
+            result = context.annotations.import_rows(rows, source=source, role=role)
         except BadInputError as exc:
             raise BadInputError(f"{file}: {exc}") from None
     typer.echo(

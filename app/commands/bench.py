@@ -97,6 +97,7 @@ def bench(
     from backend.benchmark.service import new_run_dir, run_bench
     from backend.benchmark.sessions import BenchSessions
     from backend.errors import BadInputError
+    from backend.spec import Purpose
     from storage.run_kinds import BenchRun
     from storage.run_lifecycle import recorded
 
@@ -125,7 +126,28 @@ def bench(
             params=settings.sampling(),
         )
         out = out or new_run_dir(settings.data_dir, engine)
-        # --judge picks the engine; --judge-model left out means AWP_MODEL on it.
+        # The same request on the Benchmark page resolves the same worlds: grounding and
+        # record answers off unless asked (`MEASURED`).
+        worlds = {
+            name: context.world_spec(
+                Purpose.BENCH,
+                engine=name,
+                model=model,
+                base_url=base_url,
+                sampling=config.params,
+                history_mode=history_mode,
+                grounding=grounding,
+                record_answers=record_answers,
+            )
+            for name in engine
+        }
+        judge_world = (
+            context.judge_spec(
+                judge, judge_model, judge_base_url, judge_max_new_tokens, official_judge
+            )
+            if judge
+            else None
+        )
         grader = (
             context.judge(
                 judge,
@@ -138,14 +160,15 @@ def bench(
             if judge
             else None
         )
-        spec = BenchRun.new_spec(dataset, engine, judge)
+        ordered = [worlds[name] for name in engine]
+        spec = BenchRun.new_spec(dataset, engine, judge, ordered, judge_world)
         out_dir = str(out.resolve())
         with recorded(context.runs, BenchRun, spec, out_dir=out_dir, resume=resume) as run:
             results = run_bench(
                 dataset,
                 out,
                 config,
-                lambda name: context.simulator(name, model, base_url, grounding, record_answers),
+                lambda name: context.simulator(worlds[name]),
                 grader,
                 resume,
                 BenchSessions(context.sessions, run.id),

@@ -58,8 +58,22 @@ def export(
     token: Annotated[
         str | None, typer.Option(help="Hub token (default: HF_TOKEN or `hf auth login`).")
     ] = None,
+    refuse_unparsed: Annotated[
+        bool,
+        typer.Option(
+            "--refuse-unparsed",
+            help="Refuse the export when a row's real observation does not parse as its "
+            "structured domain's (mcp, search, web, os, android); by default such rows are "
+            "skipped and counted.",
+        ),
+    ] = False,
 ) -> None:
-    """Export stored data for RL and fine-tuning, streaming (memory flat in the row count)."""
+    """Export stored data for RL and fine-tuning, streaming (memory flat in the row count).
+
+    A row whose real observation (the annotator's truth, else the recorded one) does not parse
+    as its structured domain's observation is never exported: it is skipped and counted, or
+    with `--refuse-unparsed` the export is refused.
+    """
     from backend.export.builders import FORMATS
     from backend.export.records import ExportContext
     from backend.export.service import export as run_export
@@ -77,9 +91,11 @@ def export(
     filters = {"domain": domain, "since": since, "min_rating": min_rating}
     with build_context() as context:
         ctx = ExportContext(system_prompt=context.prompts.system_prompt)
-        records = iter_export_records(context.database.session_factory, query)
-        summary = run_export(chosen.name, records, out, ctx, filters, push, token)
+        records = iter_export_records(context.database.session_factory, query, context.trust)
+        summary = run_export(chosen.name, records, out, ctx, filters, push, token, refuse_unparsed)
     typer.echo(f"Wrote {summary.rows} {summary.format} rows to {summary.path} ({summary.kind}).")
+    if summary.unparsed.count:
+        typer.echo(summary.unparsed.says())
     if summary.pushed_to:
         typer.echo(f"Pushed to {summary.pushed_to}")
 

@@ -40,7 +40,7 @@ def judge(
     if not judge_engine:
         raise typer.BadParameter("--judge names no engine")
     with build_context() as context:
-        # --judge picks the engine; --judge-model left out means AWP_MODEL on it.
+        # --judge picks the engine; --judge-model left out follows the one rule (`judge_spec`).
         grader = context.judge(
             judge_engine, judge_model, judge_base_url, judge_prompts, judge_max_new_tokens
         )

@@ -75,6 +75,7 @@ def serve(
         serve_stdio,
     )
     from backend.integrations.world_tools import TOOLS, WorldModelTools
+    from backend.spec import Purpose
 
     chosen = sum((tools is not None, mirror is not None, world_model_tools))
     if chosen != 1:
@@ -83,7 +84,9 @@ def serve(
         )
     version = metadata.version("agentworld-playground")
     with build_context(max_new_tokens=max_new_tokens) as context:
-        simulator = context.simulator(engine, model, base_url)
+        simulator = context.simulator(
+            context.world_spec(Purpose.INTEGRATION, engine=engine, model=model, base_url=base_url)
+        )
         params = context.settings.sampling()
         served: list[dict[str, Any]]
         call: ToolCaller

@@ -19,7 +19,10 @@ JudgePrompts = Annotated[
     ),
 ]
 JudgeMaxNewTokens = Annotated[
-    int | None, typer.Option(help="Judge completion token budget (default 2048).", min=1)
+    int | None,
+    typer.Option(
+        help="Judge completion token budget (default AWP_JUDGE_MAX_NEW_TOKENS, 2048).", min=1
+    ),
 ]
 GroundingK = Annotated[
     int | None, typer.Option(help="Most real transitions shown per step (AWP_GROUNDING_K).", min=1)

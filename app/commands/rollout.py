@@ -134,7 +134,7 @@ def rollout(
     with build_context(max_new_tokens=max_new_tokens) as context:
         if env != "sim" or sim_to_real:
             say_limits(context.settings)
-        parts = _parts(context, (engine, model, base_url), sim_to_real, record)
+        parts = _parts(context, (engine, model, base_url), plan, record)
         out.mkdir(parents=True, exist_ok=True)
         summary = _run_writing(context, plan, parts, out)
     _report(summary, out)
@@ -158,31 +158,24 @@ def _domains(domain: str, world: Path | None) -> tuple[str, ...]:
 def _parts(
     context: AppContext,
     world_model: tuple[str | None, str | None, str | None],
-    sim_to_real: bool,
+    plan: RolloutPlan,
     record: bool,
 ) -> RolloutParts:
     """What the episodes run on: the world model (engine, model, base URL), agents, stores."""
-    from backend.envs.sim.service import RolloutParts
+    from backend.envs.sim.service import RolloutParts, rollout_world
 
     engine, model, base_url = world_model
     settings = context.settings
+    world = context.world_spec(**rollout_world(plan), engine=engine, model=model, base_url=base_url)
     return RolloutParts(
-        # A sim-to-real run's live twins are stored as it goes: grounding on them, or
-        # answering from their record, would let the simulated side copy reality.
-        world=context.simulator(
-            engine,
-            model,
-            base_url,
-            grounding=False if sim_to_real else None,
-            record=False if sim_to_real else None,
-        ),
+        world=context.simulator(world),
         engines=context.engine,
-        params=settings.sampling(),
-        history_mode=settings.history_mode,
+        params=world.sampling,
+        history_mode=world.history_mode,
         live_config=settings.live_config(),
         recorder=context.sessions if record else None,
         trajectories=context.trajectories if record else None,
-        min_confidence=settings.hybrid_min_confidence,
+        min_confidence=world.hybrid_min_confidence,
         live_pool=context.live_pool,
     )
 

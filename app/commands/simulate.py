@@ -20,6 +20,7 @@ from backend.grounding.transitions import own_recording
 from backend.provenance import Recorded, stored
 from backend.recording import NewSession, SessionTarget
 from backend.sources import reference_provenance, turn_provenance
+from backend.spec import Purpose
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import HistoryMode, Prediction, PromptContext, SimRequest, Trajectory, Turn
 from storage.models import SessionKind
@@ -224,7 +225,15 @@ def simulate(
         raise BadInputError(f"--backing must be sim, shadow or hybrid, not {backing!r}.")
     live = live or backing in ("shadow", "hybrid")
     try:
-        simulator = context.simulator(engine, model, base_url)
+        spec = context.world_spec(
+            Purpose.PLAYGROUND,
+            engine=engine,
+            model=model,
+            base_url=base_url,
+            history_mode=history_mode,
+            hybrid=hybrid,
+        )
+        simulator = context.simulator(spec)
         if session is None:
             mode = history_mode or settings.history_mode
             if live:

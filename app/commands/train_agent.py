@@ -53,13 +53,24 @@ def train_agent(
     from backend.envs.sim.rewards import RewardOptions, build_reward
     from backend.envs.sim.rollout import RolloutRunner
     from backend.envs.sim.tasks import episode_specs
+    from backend.spec import Purpose
 
     output_folder(out)
     fresh_folder(out)
     with build_context(max_new_tokens=max_new_tokens) as context:
         settings = context.settings
         agent = base_folder(context, base)
-        world = context.simulator(engine, model, base_url, grounding=False, record=False)
+        # The agent trains against the bare world model: no real transitions shown or answered.
+        world = context.simulator(
+            context.world_spec(
+                Purpose.ROLLOUT,
+                engine=engine,
+                model=model,
+                base_url=base_url,
+                grounding=False,
+                record_answers=False,
+            )
+        )
         reward = build_reward(DEFAULT_REWARD, RewardOptions(judge=world.engine))
         options = EnvOptions(
             backing="sim",

@@ -17,6 +17,7 @@ from backend.data.agentworldbench import load_agentworldbench
 from backend.data.bundled import load_bundled
 from backend.domains.turns import format_assistant_turn, format_user_turn
 from backend.errors import BadInputError
+from backend.grounding.fingerprint import step_path
 from backend.grounding.transitions import own_recording
 from backend.history import state_before
 from backend.provenance import Provenance, Recorded
@@ -39,7 +40,8 @@ class BenchItem(BaseModel):
     Attributes:
         item_id: stable id within the dataset (`<trajectory>#<turn>`), the resume key.
         domain: the domain name.
-        trajectory_key: the trajectory the turn belongs to (its items share a stored session).
+        trajectory_key: the id its recording is stored under (`awp import` stores a row's
+            `id`), so the leakage guard finds it by id; its items share a stored session.
         turn_index: the turn's 0-based position in its trajectory.
         system_prompt: the recorded system prompt; None means the domain's built-in one.
         context: the recording's task and tool definitions (fill the built-in prompt).
@@ -49,6 +51,9 @@ class BenchItem(BaseModel):
         reference: the real observation after the action.
         verbatim: an official row's texts, sent as they are when teacher-forced.
         row: the official row the item came from (what the official judge reads).
+        own_path: the content fingerprints of its recording up to this turn, where its history
+            no longer starts at the recording's start (cut to a token budget); empty: read
+            from its history.
         source: where `reference` came from (`backend.provenance`); left out of the item's
             dump, so a dataset's digest is its content's alone.
     """
@@ -65,6 +70,7 @@ class BenchItem(BaseModel):
     reference: str
     verbatim: VerbatimChat | None = None
     row: dict[str, Any] | None = None
+    own_path: tuple[str, ...] = ()
     source: Provenance | None = Field(default=None, exclude=True)
 
     def official_row(self) -> dict[str, Any]:
@@ -95,8 +101,8 @@ class BenchItem(BaseModel):
     def request(self, params: SamplingParams, history_mode: HistoryMode) -> SimRequest:
         """The simulation request; the reference rides along for the oracle baseline only.
 
-        Grounding never shows an item its own recording (`grounding_exclude`): not the answer,
-        not the turns after it.
+        Grounding and the record never show an item its own recording, by id
+        (`grounding_exclude`) or by content (`own_path`): not the answer, not the turns after it.
         """
         return SimRequest(
             domain=self.domain,
@@ -110,6 +116,8 @@ class BenchItem(BaseModel):
             reference=self.reference,
             reference_provenance=self.source,
             grounding_exclude=own_recording(self.trajectory_key),
+            own_path=self.own_path
+            or step_path(self.domain, self.initial_state, self.history, self.action),
             verbatim=self.verbatim,
         )
 
@@ -145,7 +153,7 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
         BenchItem(
             item_id=f"{item.domain}/{item.id}#{item.turn_idx}",
             domain=item.domain,
-            trajectory_key=f"{item.domain}/{item.id}",
+            trajectory_key=item.id,
             turn_index=item.turn_idx - 1,
             system_prompt=item.system_prompt,
             initial_state=item.initial_state,

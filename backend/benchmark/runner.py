@@ -107,7 +107,7 @@ def predict_chunk(
         row = scored_row(engine, item, sample.prediction, sample.scores)
         if sessions is not None:
             row.prediction_id = sessions.record(
-                engine, item, sample.request, sample.prediction, sample.scores
+                engine, item, sample.request, sample.prediction, sample.scores, simulator.spec
             )
         rows.append(row)
     return rows

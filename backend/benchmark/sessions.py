@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from backend.benchmark.items import BenchItem
 from backend.recording import NewSession, Recorder, SessionTarget
 from backend.scoring.judge import JudgeResult, judge_scores
+from backend.spec import WorldSpec
 from backend.stepping import Scores, record_prediction
 from backend.types import Prediction, SimRequest
 
@@ -37,7 +38,7 @@ class BenchSessions:
 
     recorder: Recorder
     run_id: int | None = None
-    _sessions: dict[tuple[str, str], _Stored] = field(default_factory=dict, init=False)
+    _sessions: dict[tuple[str, str, str], _Stored] = field(default_factory=dict, init=False)
 
     def record(
         self,
@@ -46,18 +47,22 @@ class BenchSessions:
         request: SimRequest,
         prediction: Prediction,
         scores: Scores,
+        world: WorldSpec | None = None,
     ) -> int:
         """Store one item's prediction as the step of its turn; returns the prediction id.
 
         The session of (engine, trajectory) is created by its first item, with the turns before
         it as recorded steps; a later item adds the turns between. An item whose turn the session
-        already passed (items out of turn order) starts a session of its own.
+        already passed (items out of turn order) starts a session of its own. A new session
+        stores `world`, the engine's resolved world spec.
         """
-        key = (engine, item.trajectory_key)
+        key = (engine, item.domain, item.trajectory_key)
         stored = self._sessions.get(key)
         target: SessionTarget
         if stored is None or item.turn_index < stored.length:
-            target = NewSession.for_request(request, BENCH_KIND, bench_run_id=self.run_id)
+            target = NewSession.for_request(
+                request, BENCH_KIND, bench_run_id=self.run_id, world=world
+            )
             prefix = item.history
         else:
             target, prefix = stored.session_id, item.history[stored.length :]

@@ -177,8 +177,9 @@ def chosen_model(model: str | None) -> str | None:
     Empty, blank or left out (a cleared model box, `--model ""`, no `--model`) means the
     configured model, `AWP_MODEL`, which is the engine's own default when that is empty too: a
     cleared box never loads another model than the one the server was set up with. None is how
-    the engine builders spell "the configured one". The judge is the exception: there an empty
-    `AWP_JUDGE_MODEL` deliberately means the judge engine's default (see `AppContext.judge`).
+    the engine builders spell "the configured one". The judge has its own one rule, the same on
+    every edge (`AppContext.judge_spec`): `AWP_JUDGE_MODEL`, else the model its engine is
+    configured with.
 
     Args:
         model: the model id as typed or passed, None when left out.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from backend.provenance import Provenance, stored
+from backend.provenance import Provenance, ReviewState, stored
 from backend.scoring.judge import JUDGE_PREFIX
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 from backend.verdicts import Verdict, truth
@@ -33,7 +33,12 @@ class ExportScore:
 
 @dataclass(frozen=True)
 class ExportAnnotation:
-    """An annotator's judgement of the prediction, at its current version."""
+    """An annotator's judgement of the prediction, at its current version.
+
+    `author_role` is the author's role when they wrote it; `review` and `trusted_by` its state
+    under the trust rule now (`backend.trust`). Untrusted corrections are exported too: the
+    state says what they are.
+    """
 
     annotation_id: int
     annotator: str
@@ -44,6 +49,9 @@ class ExportAnnotation:
     notes: str
     version: int
     updated_at: datetime
+    author_role: str | None = None
+    review: ReviewState = "unreviewed"
+    trusted_by: str = ""
 
     def mean_rating(self) -> float | None:
         """Mean of the dimensions rated, None when none was."""
@@ -111,6 +119,8 @@ class ExportRecord:
             "engine": self.engine,
             "model": self.model,
             "annotator": annotation.annotator if annotation else None,
+            "author_role": annotation.author_role if annotation else None,
+            "review": annotation.review if annotation else None,
             "grounded_by": list(self.grounded_by),
             "answered_by": self.answered_by,
             "confidence": self.confidence,

@@ -58,6 +58,17 @@ class LinkedRow(BaseModel):
     engine: str = Field(description="Engine that made the prediction.")
     model: str = Field(description="Model that made the prediction.")
     annotator: str | None = Field(description="Who annotated it, when someone did.")
+    author_role: str | None = Field(
+        default=None,
+        description="The annotator's role when they wrote it (annotator, reviewer, admin); None "
+        "when nobody annotated it or it was written before roles were stored.",
+    )
+    review: str | None = Field(
+        default=None,
+        description="The annotation's state under the trust rule (`backend.trust`): trusted, "
+        "unreviewed or rejected; only trusted corrections answer as reality. None when nobody "
+        "annotated it.",
+    )
     grounded_by: list[str] = Field(
         description="Real transitions shown to the model as demonstrations (`<trajectory>#<turn>` "
         "or `annotation:<id>`); empty when the prediction was not grounded."

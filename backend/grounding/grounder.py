@@ -8,9 +8,9 @@ Freshness: the index of a domain is rebuilt when its source's `version` changes,
 version is read at every retrieval (one aggregate query per domain per batch), so a live step
 or a correction stored a moment ago is retrieved by the very next step, with no rebuild command.
 
-Leakage: a request names the recordings it must not see (`SimRequest.grounding_exclude`: the
-benchmark item's, the episode's, the session's base recording); their transitions are never
-candidates, so no step is shown its own answer or its own future.
+Leakage: the one guard (`backend.grounding.leakage`) hides from a request every transition of
+its own recording, by id (`SimRequest.grounding_exclude`) and by content (`SimRequest.own_path`),
+so no step is shown its own answer or its own future, whatever id its recording was stored under.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from backend.errors import BadInputError
+from backend.grounding.leakage import Guard
 from backend.grounding.similarity import METHODS, SimilarityIndex
 from backend.grounding.transitions import Transition, TransitionSource
 from backend.history import state_before
@@ -70,6 +71,7 @@ class _DomainIndex:
     version: Hashable
     transitions: list[Transition]
     index: SimilarityIndex
+    guard: Guard
 
 
 class Grounder:
@@ -111,7 +113,10 @@ class Grounder:
                 return current
         transitions = self.source.transitions(domain)
         built = _DomainIndex(
-            version, transitions, self.method.index([(t.before, t.action) for t in transitions])
+            version,
+            transitions,
+            self.method.index([(t.before, t.action) for t in transitions]),
+            Guard(transitions),
         )
         with self._lock:
             self._indexes[domain] = built
@@ -123,15 +128,15 @@ class Grounder:
     ) -> list[Transition]:
         """Every candidate transition for `request`, most similar first (similarity above 0).
 
-        The request's excluded recordings are never candidates (the leakage guard).
+        What the leakage guard hides from the request is never a candidate.
         """
         found = index or self._index(request.domain)
         before = state_before(request.history, request.initial_state) or ""
-        excluded = set(request.grounding_exclude)
+        hidden = found.guard.hidden(request)
         scored = [
             (score, position)
             for position, score in enumerate(found.index.scores(before, request.action))
-            if score > 0 and found.transitions[position].trajectory_id not in excluded
+            if score > 0 and position not in hidden
         ]
         scored.sort(key=lambda pair: (-pair[0], pair[1]))
         return [found.transitions[position] for _, position in scored]

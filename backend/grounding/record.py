@@ -7,45 +7,35 @@ StableToolBench's cache of real responses does. It answers only when every match
 agrees on what followed: an environment that answered the same step two ways is not
 deterministic there, and the model is asked instead.
 
-The leakage guard is the grounder's: a request's own recordings (`grounding_exclude`) are never
-candidates, so a benchmark item is never answered from its own row. `awp bench` and training
-evaluation keep the record off unless asked, so their figures measure the model.
+The leakage guard is the grounder's (`backend.grounding.leakage`): a transition of the request's
+own recording, by id or by content, never answers it, so a benchmark item is never answered from
+its own row, nor from a copy of it under another id. `awp bench` and training evaluation keep
+the record off unless asked, so their figures measure the model.
+
+Freshness costs one version query per domain per batch (`lookup_all`), as the grounder's does,
+not one per step.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from backend.domains.base import get_domain
-from backend.errors import AWPError
+from backend.grounding.fingerprint import Key, record_key
+from backend.grounding.leakage import Guard
 from backend.grounding.transitions import Transition, TransitionSource
 from backend.history import state_before
 from backend.scoring.text import normalise_whitespace
-from backend.types import PromptContext, SimRequest
-
-Key = tuple[str, str]
-"""(normalised state before, canonical action)."""
-
-
-def canonical_action(domain: str, action: str) -> str:
-    """A recorded action in the domain's canonical text (as recorded when it does not parse)."""
-    try:
-        return get_domain(domain).validate(action, PromptContext())
-    except AWPError:
-        return action
-
-
-def record_key(domain: str, before: str, action: str) -> Key:
-    """What an exact match compares: the state with its whitespace normalised, the action."""
-    return normalise_whitespace(before), canonical_action(domain, action)
+from backend.types import SimRequest
 
 
 @dataclass(frozen=True)
 class _Book:
     version: Hashable
-    entries: dict[Key, list[Transition]]
+    transitions: list[Transition]
+    entries: dict[Key, list[int]]
+    guard: Guard
 
 
 class RecordBook:
@@ -73,30 +63,40 @@ class RecordBook:
             current = self._books.get(domain)
             if current is not None and current.version == version:
                 return current
-        entries: dict[Key, list[Transition]] = {}
-        for transition in self.source.transitions(domain):
+        transitions = self.source.transitions(domain)
+        entries: dict[Key, list[int]] = {}
+        for position, transition in enumerate(transitions):
             key = record_key(domain, transition.before, transition.action)
-            entries.setdefault(key, []).append(transition)
-        built = _Book(version, entries)
+            entries.setdefault(key, []).append(position)
+        built = _Book(version, transitions, entries, Guard(transitions))
         with self._lock:
             self._books[domain] = built
             self.builds += 1
         return built
 
     def lookup(self, request: SimRequest) -> Transition | None:
-        """The real transition that answers a (canonical) request exactly, if the record has one.
+        """`lookup_all` of one request."""
+        return self.lookup_all([request])[0]
 
-        None when nothing matches, when the matches disagree on what followed, or when they
-        all belong to the request's own recordings (the leakage guard).
+    def lookup_all(self, requests: Sequence[SimRequest]) -> list[Transition | None]:
+        """The real transition that answers each (canonical) request exactly, if the record has one.
+
+        Each domain's book is checked for freshness once per call, so a batch of N steps costs
+        one version query per domain, not N. An answer is None when nothing matches, when the
+        matches disagree on what followed, or when the leakage guard hides them all.
         """
-        before = state_before(request.history, request.initial_state) or ""
-        key = normalise_whitespace(before), request.action
-        excluded = set(request.grounding_exclude)
-        found = [
-            transition
-            for transition in self._book(request.domain).entries.get(key, [])
-            if transition.trajectory_id not in excluded
-        ]
-        if not found or len({normalise_whitespace(t.after) for t in found}) != 1:
-            return None
-        return found[-1]
+        books = {domain: self._book(domain) for domain in {r.domain for r in requests}}
+        return [_answer(books[request.domain], request) for request in requests]
+
+
+def _answer(book: _Book, request: SimRequest) -> Transition | None:
+    """The book's exact answer to one request (see `RecordBook.lookup_all`)."""
+    before = state_before(request.history, request.initial_state) or ""
+    matches = book.entries.get((normalise_whitespace(before), request.action))
+    if not matches:
+        return None
+    hidden = book.guard.hidden(request)
+    found = [book.transitions[position] for position in matches if position not in hidden]
+    if not found or len({normalise_whitespace(t.after) for t in found}) != 1:
+        return None
+    return found[-1]

@@ -5,6 +5,10 @@ it. Only reality is a transition: a recorded or live turn whose observation is k
 annotator's correction. A model's prediction never is, so a model is never grounded in its own
 guesses. The backend never touches SQL; `storage.transitions.TransitionStore` implements
 `TransitionSource`.
+
+Each transition carries its path: the content fingerprints of its recording's steps from the
+start up to itself (`backend.grounding.fingerprint`), which the leakage guard
+(`backend.grounding.leakage`) compares with a request's own path.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Protocol
 
+from backend.grounding.fingerprint import recording_path
 from backend.provenance import Provenance
-from backend.sources import turn_provenance
+from backend.sources import fingerprinted, turn_provenance
 from backend.types import Trajectory
 
 
@@ -31,6 +36,8 @@ class Transition:
         after: the real state after the action.
         trajectory_id: the recording it belongs to (an annotation: its session's base
             recording), which the leakage guard excludes; None when it belongs to none.
+        path: the content fingerprints of its recording's steps from the start, itself last
+            (`backend.grounding.fingerprint`); empty when unknown (the guard then has its id).
         provenance: where `after` came from (`backend.provenance`): the turn's own source, or
             the correction's; what a record answer stores as its prediction's provenance.
     """
@@ -41,7 +48,13 @@ class Transition:
     action: str
     after: str
     trajectory_id: str | None
+    path: tuple[str, ...] = ()
     provenance: Provenance | None = None
+
+    @property
+    def fingerprint(self) -> str | None:
+        """Its own step's content fingerprint (None when its path is unknown)."""
+        return self.path[-1] if self.path else None
 
 
 def own_recording(*trajectory_ids: str | None) -> tuple[str, ...]:
@@ -62,6 +75,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
     """
     found = []
     before: str | None = trajectory.initial_state or ""
+    path = recording_path(trajectory)
     for index, turn in enumerate(trajectory.turns):
         if turn.observation is not None and before is not None:
             found.append(
@@ -72,7 +86,8 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
                     turn.action,
                     turn.observation,
                     trajectory.id,
-                    turn_provenance(trajectory, index),
+                    path=path[: index + 1],
+                    provenance=fingerprinted(turn_provenance(trajectory, index), path[index]),
                 )
             )
         before = turn.observation

@@ -313,7 +313,13 @@ class Mirror:
         if self._session is not None:
             return self._session
         engine = self.simulator.engine
-        return NewSession.for_request(request, SESSION_KIND, engine=engine.name, model=engine.model)
+        return NewSession.for_request(
+            request,
+            SESSION_KIND,
+            engine=engine.name,
+            model=engine.model,
+            world=self.simulator.spec,
+        )
 
     def _simulated(self, action: str) -> Answer:
         request = self._request(action)

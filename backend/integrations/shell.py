@@ -165,7 +165,9 @@ class SimShell:
         )
         ((sample,),) = step_batch(self.simulator, [request])
         prediction = sample.made()
-        target: SessionTarget = self._session or NewSession.for_request(request, SESSION_KIND)
+        target: SessionTarget = self._session or NewSession.for_request(
+            request, SESSION_KIND, world=self.simulator.spec
+        )
         outcome = record_prediction(
             self.recorder, target, request, prediction, scores=sample.scores
         )

@@ -195,7 +195,7 @@ class WorldModelTools:
         request = self._request(step)
         ((sample,),) = step_batch(self.simulator, [request])
         prediction = sample.made()
-        target = NewSession.for_request(request, SESSION_KIND)
+        target = NewSession.for_request(request, SESSION_KIND, world=self.simulator.spec)
         outcome = record_prediction(self.recorder, target, request, prediction, step.history)
         return {
             "observation": prediction.observation,
@@ -213,7 +213,7 @@ class WorldModelTools:
         step = _parsed(StepArguments, arguments)
         request = self._request(step)
         (samples,) = step_batch(self.simulator, [request], samples=step.k)
-        target = NewSession.for_request(request, SESSION_KIND)
+        target = NewSession.for_request(request, SESSION_KIND, world=self.simulator.spec)
         outcomes = record_samples(self.recorder, target, samples, step.history)
         previous = state_before(request.history, request.initial_state)
         return {

@@ -175,7 +175,12 @@ def fit_items(
         report.kept += not cut
         fitted.append(
             item.model_copy(
-                update={"history": chosen.history, "initial_state": chosen.initial_state}
+                update={
+                    "history": chosen.history,
+                    "initial_state": chosen.initial_state,
+                    # its recording's path from the start, which the cut history no longer shows
+                    "own_path": chosen.own_path,
+                }
             )
         )
     return fitted, report

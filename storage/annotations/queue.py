@@ -158,7 +158,7 @@ class AnnotationQueue:
         with session_scope(self._factory) as session:
             me = find_annotator(session, annotator)
             query = _candidates(query_filter or QueueFilter(), me, now, self.overlap).limit(limit)
-            return [queue_item(session, pid, None) for pid in session.scalars(query)]
+            return [queue_item(session, pid, None, annotator) for pid in session.scalars(query)]
 
     def count_pending(self, annotator: str, query_filter: QueueFilter | None = None) -> int:
         """How many predictions `annotator` could claim now."""
@@ -287,7 +287,7 @@ class AnnotationQueue:
                 if session.scalar(still) is None:
                     session.rollback()
                     return None
-            item = queue_item(session, prediction_id, expires)
+            item = queue_item(session, prediction_id, expires, annotator)
             session.commit()
             return item
         except BaseException:

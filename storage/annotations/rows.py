@@ -20,9 +20,10 @@ from storage.models import (
 )
 
 
-def annotation_fields(data: AnnotationInput) -> dict[str, Any]:
-    """Column values of an annotation written from `data` (settled against its prediction)."""
+def annotation_fields(data: AnnotationInput, role: str) -> dict[str, Any]:
+    """Column values of an annotation `role` wrote from `data` (settled against its prediction)."""
     fields: dict[str, Any] = {
+        "author_role": role,
         "corrected_observation": data.correction,
         "verdict": data.verdict.value,
         "tags": list(data.tags),
@@ -61,8 +62,9 @@ def create_annotation(
     annotator: str,
     data: AnnotationInput,
     source: str,
+    role: str,
 ) -> AnnotationRow:
-    """Insert a new annotation at version 1 with its first history entry.
+    """Insert a new annotation at version 1 with its first history entry; `role` is its author's.
 
     Raises:
         ConflictError: the annotator already annotated this prediction (a concurrent submit).
@@ -73,7 +75,7 @@ def create_annotation(
         annotator_id=annotator_id,
         source=source,
         version=1,
-        **annotation_fields(data),
+        **annotation_fields(data, role),
     )
     session.add(row)
     try:
@@ -94,8 +96,11 @@ def update_annotation(
     expected_version: int,
     editor: str,
     source: str,
+    role: str,
 ) -> AnnotationRow:
     """Overwrite an annotation only if it is still at `expected_version`; record the edit.
+
+    `role` is the editor's, which becomes the annotation's `author_role`.
 
     The version check and the write are one UPDATE statement, so two writers holding the same
     version cannot both succeed on either database.
@@ -112,7 +117,7 @@ def update_annotation(
             version=AnnotationRow.version + 1,
             updated_at=utcnow(),
             source=source,
-            **annotation_fields(data),
+            **annotation_fields(data, role),
         )
         .execution_options(synchronize_session=False)
     )
@@ -150,6 +155,7 @@ def to_record(row: AnnotationRow, annotator: str) -> AnnotationRecord:
         version=row.version,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        author_role=row.author_role,
     )
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from backend.errors import BadInputError, ConflictError, NotFoundError
-from backend.verdicts import truth
+from backend.observations import check_observation
+from backend.trust import ROLES, TrustRule
+from backend.verdicts import Verdict
 from storage.annotations.importer import bad_rows_message
+from storage.annotations.review import establish
 from storage.annotations.rows import (
     annotator_name,
     create_annotation,
@@ -31,7 +34,6 @@ from storage.models import (
     AnnotationRow,
     AnnotatorRow,
     ClaimRow,
-    ObservationOrigin,
     PredictionRow,
     SessionRow,
     SkipRow,
@@ -43,30 +45,38 @@ IMPORT_CHUNK = 500
 
 
 def settle(session: Session, prediction_id: int, annotation: AnnotationInput) -> AnnotationInput:
-    """Check `annotation` against the prediction it judges and fill the step's unknown truth.
+    """Check `annotation` against the prediction it judges; the settled annotation to store.
 
-    Only a verdict that establishes the truth (accept, or reject with its correction) may set a
-    real observation nobody recorded; cannot tell never does, and a known one is never replaced:
-    the write is one conditional UPDATE, so of two annotators submitting at once the first wins.
+    The truth it establishes must parse as an observation of the domain where that is
+    structured (`backend.observations`): a broken document never becomes the real state. The
+    step's unknown truth is filled once the annotation is written (`establish`), with a
+    `Correction` provenance naming it.
 
     Raises:
         NotFoundError: the prediction does not exist.
         BadInputError: the verdict contradicts the correction.
+        MalformedObservationError: the truth does not parse as the domain's observation.
 
     """
     prediction = session.get(PredictionRow, prediction_id)
     if prediction is None:
         raise NotFoundError(f"Prediction {prediction_id} does not exist.")
     settled = annotation.settled(prediction.observation)
-    known = truth(settled.verdict, prediction.observation, settled.correction)
-    if known is not None:
-        session.execute(
-            update(StepRow)
-            .where(StepRow.id == prediction.step_id, StepRow.real_observation.is_(None))
-            .values(real_observation=known, origin=ObservationOrigin.ANNOTATOR.value)
-            .execution_options(synchronize_session=False)
-        )
+    if settled.verdict is not Verdict.CANNOT_TELL:
+        what = "The correction" if settled.verdict is Verdict.REJECT else "The accepted prediction"
+        check_observation(prediction.step.session.domain, settled.correction, what)
     return settled
+
+
+def checked_role(role: str) -> str:
+    """`role` when it is one (`backend.trust.ROLES`).
+
+    Raises:
+        BadInputError: it is not.
+    """
+    if role not in ROLES:
+        raise BadInputError(f"Unknown role {role!r}; the roles are {', '.join(ROLES)}.")
+    return role
 
 
 @dataclass(frozen=True)
@@ -82,11 +92,14 @@ class AnnotationStore:
 
     Args:
         factory: the session factory of a `storage.db.Database`.
+        trust: the trust rule the state of a step truth a correction sets is judged by
+            (`backend.trust`); the default rule when not given.
 
     """
 
-    def __init__(self, factory: SessionFactory) -> None:
+    def __init__(self, factory: SessionFactory, trust: TrustRule | None = None) -> None:
         self._factory = factory
+        self.trust = trust or TrustRule()
 
     def submit(
         self,
@@ -96,6 +109,7 @@ class AnnotationStore:
         expected_version: int | None = None,
         *,
         source: str = "ui",
+        role: str = "annotator",
     ) -> AnnotationRecord:
         """Write `annotator`'s annotation of a prediction and release their claim on it.
 
@@ -105,6 +119,8 @@ class AnnotationStore:
             annotation: the verdict, correction, ratings, tags and notes.
             expected_version: None for a first annotation; the version last read for an edit.
             source: where the annotation was made (`ui`, `import`, ...).
+            role: the annotator's role now (`backend.trust.ROLES`), stored with it: the trust
+                rule reads it.
 
         Returns:
             The annotation at its new version.
@@ -112,9 +128,11 @@ class AnnotationStore:
         Raises:
             NotFoundError: the prediction (or, for an edit, the annotation) does not exist.
             ConflictError: a first submit where one exists, or an edit of a stale version.
-            BadInputError: the verdict contradicts the correction; nothing was saved.
+            BadInputError: the verdict contradicts the correction, or an unknown role;
+                nothing was saved.
 
         """
+        checked_role(role)
         with session_scope(self._factory) as session:
             me = ensure_annotator(session, annotator)
             annotation = settle(session, prediction_id, annotation)
@@ -130,20 +148,23 @@ class AnnotationStore:
                         f"{annotator} has already annotated prediction {prediction_id}; reload "
                         "it and edit that annotation instead. Nothing was saved."
                     )
-                row = create_annotation(session, prediction_id, me, annotator, annotation, source)
+                row = create_annotation(
+                    session, prediction_id, me, annotator, annotation, source, role
+                )
             else:
                 if existing is None:
                     raise NotFoundError(
                         f"{annotator} has no annotation of prediction {prediction_id} to edit."
                     )
                 row = update_annotation(
-                    session, existing, annotation, expected_version, annotator, source
+                    session, existing, annotation, expected_version, annotator, source, role
                 )
+            review = establish(session, row, annotator, self.trust)
             for done in (ClaimRow, SkipRow):
                 session.execute(
                     delete(done).where(done.prediction_id == prediction_id, done.annotator_id == me)
                 )
-            return to_record(row, annotator)
+            return replace(to_record(row, annotator), review=review)
 
     def edit(
         self,
@@ -153,24 +174,32 @@ class AnnotationStore:
         *,
         editor: str,
         source: str = "ui",
+        editor_role: str = "annotator",
     ) -> AnnotationRecord:
         """Edit any annotation (a reviewer's fix), refused when `expected_version` is stale.
+
+        The editor's role becomes the annotation's `author_role`: the trust rule judges the
+        text by whoever wrote it last.
 
         Raises:
             NotFoundError: no annotation has that id.
             ConflictError: the annotation moved past `expected_version`; nothing was written.
-            BadInputError: the verdict contradicts the correction; nothing was written.
+            BadInputError: the verdict contradicts the correction, or an unknown role;
+                nothing was written.
 
         """
+        checked_role(editor_role)
         with session_scope(self._factory) as session:
             current = session.get(AnnotationRow, annotation_id)
             if current is None:
                 raise NotFoundError(f"Annotation {annotation_id} does not exist.")
             annotation = settle(session, current.prediction_id, annotation)
             row = update_annotation(
-                session, annotation_id, annotation, expected_version, editor, source
+                session, annotation_id, annotation, expected_version, editor, source, editor_role
             )
-            return to_record(row, annotator_name(session, row.annotator_id))
+            author = annotator_name(session, row.annotator_id)
+            review = establish(session, row, author, self.trust)
+            return replace(to_record(row, author), review=review)
 
     def get(self, annotation_id: int) -> AnnotationRecord:
         """Return an annotation at its current version.
@@ -247,7 +276,11 @@ class AnnotationStore:
             return [to_record(row, name) for row, name in rows]
 
     def import_rows(
-        self, rows: Sequence[tuple[int, ImportRow]], *, source: str = "import"
+        self,
+        rows: Sequence[tuple[int, ImportRow]],
+        *,
+        source: str = "import",
+        role: str = "annotator",
     ) -> ImportResult:
         """Write annotations made elsewhere, all or nothing.
 
@@ -258,12 +291,15 @@ class AnnotationStore:
         Args:
             rows: (line number, validated row) pairs; line numbers appear in errors.
             source: recorded as the annotations' source.
+            role: the role the importer declares for the rows' authors (`backend.trust`).
 
         Raises:
             BadInputError: some rows name predictions that do not exist or break the rules
-                (their lines are listed with what is wrong); nothing was written.
+                (their lines are listed with what is wrong), or an unknown role; nothing was
+                written.
 
         """
+        checked_role(role)
         created = updated = 0
         problems: list[tuple[int, str]] = []
         with session_scope(self._factory) as session:
@@ -284,7 +320,7 @@ class AnnotationStore:
                         continue
                     if problems:
                         continue  # the file is refused: only look for more problems
-                    if self._import_row(session, row, settled, source):
+                    if self._import_row(session, row, settled, source, role):
                         created += 1
                     else:
                         updated += 1
@@ -293,9 +329,8 @@ class AnnotationStore:
                 raise BadInputError(bad_rows_message(problems))
         return ImportResult(created=created, updated=updated)
 
-    @staticmethod
     def _import_row(
-        session: Session, row: ImportRow, settled: AnnotationInput, source: str
+        self, session: Session, row: ImportRow, settled: AnnotationInput, source: str, role: str
     ) -> bool:
         """Write one imported row; True when it created an annotation, False for a new version."""
         me = ensure_annotator(session, row.annotator)
@@ -306,7 +341,12 @@ class AnnotationStore:
             )
         )
         if current is None:
-            create_annotation(session, row.prediction_id, me, row.annotator, settled, source)
-            return True
-        update_annotation(session, current.id, settled, current.version, row.annotator, source)
-        return False
+            made = create_annotation(
+                session, row.prediction_id, me, row.annotator, settled, source, role
+            )
+        else:
+            made = update_annotation(
+                session, current.id, settled, current.version, row.annotator, source, role
+            )
+        establish(session, made, row.annotator, self.trust)
+        return current is None

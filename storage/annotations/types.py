@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from backend.errors import BadInputError
+from backend.trust import Review
 from backend.types import ChatMessage
 from backend.verdicts import Verdict
 from storage.annotations.rules import prediction_problem, shape_problem
@@ -118,6 +119,10 @@ class AnnotationRecord:
     version: int
     created_at: datetime
     updated_at: datetime
+    author_role: str | None = None
+    """The author's role when it was written (None: written before roles were stored)."""
+    review: Review | None = None
+    """Its state under the trust rule, where the store judged it (a submit or an edit)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +201,8 @@ class QueueItem:
             were kept), so "consistency" is judged against what the model saw.
         grounded_by: the real transitions the model was shown as demonstrations.
         confidence: the model's confidence in the prediction, when known.
+        withheld: the step's real state is another annotator's untrusted correction, left out
+            (`real_observation` and `origin` are None): it answers for nobody but its author.
     """
 
     prediction_id: int
@@ -218,6 +225,7 @@ class QueueItem:
     claim_expires_at: datetime | None = None
     grounded_by: list[str] = field(default_factory=list)
     confidence: float | None = None
+    withheld: bool = False
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ def test_annotate_links_a_correction_that_grounded_the_prediction(
         stored.prediction_id,
         "ann",
         AnnotationInput(verdict=Verdict.REJECT, corrected_observation=corrected, ratings=ratings),
+        role="reviewer",  # a trusted correction grounds (`backend.trust`)
     )
     page.set_viewport_size({"width": 1440, "height": 1100})
     open_app(page, app.url)

@@ -48,6 +48,10 @@ def seed(database, make_prediction: Callable[..., Prediction]) -> dict[str, list
 ALL_THREE = dict.fromkeys(("format", "factuality", "consistency", "realism", "quality"), 3)
 
 
+WEB = "RootWebArea 'fixed'"
+"""A web correction: web observations must parse as accessibility trees (`backend.observations`)."""
+
+
 def correction(text: str = "fixed", **ratings: int) -> AnnotationInput:
     """A reject: the correction `text`, every dimension rated (3 unless given)."""
     return AnnotationInput(
@@ -146,7 +150,7 @@ def test_submit_edit_conflicts_and_history(database, make_prediction) -> None:
     with pytest.raises(NotFoundError):
         store.submit(999_999, "ann", correction())
     with pytest.raises(NotFoundError):
-        store.submit(ids["web"][0], "ann", correction(), expected_version=1)
+        store.submit(ids["web"][0], "ann", correction(WEB), expected_version=1)
     with pytest.raises(NotFoundError):
         store.edit(999_999, correction(), 1, editor="x")
     listed = store.list_annotations(annotator="ann")
@@ -165,9 +169,9 @@ def test_progress_and_agreement(database, make_prediction) -> None:
     rated = Ratings(format=5, factuality=4, consistency=4, realism=4, quality=4)
     store.submit(t1, "ann", AnnotationInput(verdict=Verdict.ACCEPT, ratings=rated))
     store.submit(t1, "bob", correction("z", format=3))
-    store.submit(w0, "ann", correction())
+    store.submit(w0, "ann", correction(WEB))
     store.submit(w1, "ann", AnnotationInput(verdict=Verdict.CANNOT_TELL))
-    store.submit(w1, "bob", correction("w"))
+    store.submit(w1, "bob", correction(f"{WEB}\n  [2] button 'w'"))
 
     progress = {
         (p.annotator, p.domain): (p.annotated, p.accepted, p.rejected, p.cannot_tell)

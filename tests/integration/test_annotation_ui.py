@@ -102,11 +102,16 @@ def test_only_a_verdict_that_establishes_the_truth_fills_the_real_state(app: Run
     annotate(first, "open", accepted)
     submit(first, "search pred 1", "accept")
     assert stored(app, accepted)[1:] == ("search pred 1", "annotator")
+    # One annotator's truth is not trusted (`backend.trust`): another is not shown it.
     later = annotate(second, "open", accepted)
-    assert "<b>source</b> annotator" in later["real_origin"]
-    assert "written by an annotator" in later["real_origin"]
-    assert value_of(second.predict(api_name="/annotate_use_real")) == "search pred 1"
-    assert value_of(second.predict(api_name="/annotate_reset")) == "search pred 1"
+    assert "not trusted yet, so it is not shown" in later["real_origin"]
+    assert "search pred 1" not in later["real"]
+    annotate(second, "skip", "search")
+    own = annotate(first, "open", accepted)
+    assert "<b>source</b> annotator" in own["real_origin"]
+    assert "written by an annotator" in own["real_origin"]
+    assert value_of(first.predict(api_name="/annotate_use_real")) == "search pred 1"
+    assert value_of(first.predict(api_name="/annotate_reset")) == "search pred 1"
 
 
 def test_a_refused_open_says_why_next_to_open_and_changes_nothing_else(app: RunningApp):
@@ -133,7 +138,8 @@ def test_two_anonymous_browsers_get_different_items_and_both_are_kept(app: Runni
     names = {re.search(r"<b>you</b> (anonymous-\w+)", out["queue"]).group(1) for out in items}
     assert len(names) == 2
     for index, person in enumerate(people):
-        saved = submit(person, f"truth from browser {index}", "reject", domain="os")
+        truth = f"Window\tbrowser {index}\t0,0\t10,10"  # an OSWorld accessibility table
+        saved = submit(person, truth, "reject", domain="os")
         assert "Saved version 1" in saved["message"]
     kept = app.context.annotations.list_annotations(domain="os")
     assert {a.annotator for a in kept} == names and len(kept) == 2

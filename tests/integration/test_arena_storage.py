@@ -105,11 +105,12 @@ def test_agreement_joins_judge_scores_with_ratings(database) -> None:
     for name, values in (("ann", (1, 2)), ("bob", (1, 2))):
         for pid, value in zip(ids, values, strict=True):
             ratings = Ratings(**dict.fromkeys(DIMS, 3) | {"format": value})
+            fixed = f"Window\tfix {name}\t0,0\t9,9"  # an OS truth parses (a11y table)
             notes.submit(
                 pid,
                 name,
                 AnnotationInput(
-                    verdict=Verdict.REJECT, corrected_observation=f"fix {name}", ratings=ratings
+                    verdict=Verdict.REJECT, corrected_observation=fixed, ratings=ratings
                 ),
             )
     for pid in ids:

@@ -84,7 +84,8 @@ def test_a_new_recording_or_correction_is_retrieved_at_once(database: Database) 
     TrajectoryStore(database.session_factory).upsert(recording("step two\n" + SCREEN))
     assert "step two" in simulator.step(step()).messages[0].content
 
-    # An annotator's correction is real; a prediction an annotator accepted never is.
+    # A reviewer's correction is real (`backend.trust`); a prediction an annotator accepted
+    # never is.
     annotations = AnnotationStore(database.session_factory)
     fixed = record_prediction(sessions, NewSession.for_request(step(), "cli"), step(), first)
     annotations.submit(
@@ -93,6 +94,7 @@ def test_a_new_recording_or_correction_is_retrieved_at_once(database: Database) 
         AnnotationInput(
             verdict="reject", corrected_observation="corrected plan\n" + SCREEN, ratings=RATINGS
         ),
+        role="reviewer",
     )
     liked = record_prediction(sessions, NewSession.for_request(step(), "cli"), step(), first)
     annotations.submit(liked.prediction_id, "ann", AnnotationInput(verdict="accept"))

@@ -23,11 +23,12 @@ CHILD = textwrap.dedent(
     from app.context import build_context
     from backend.recording import NewSession
     from backend.stepping import record_prediction
+    from backend.spec import Purpose
     from backend.types import HistoryMode, SamplingParams, SimRequest
 
     context = build_context(database_url=sys.argv[1], data_dir=sys.argv[2])
     store = context.sessions
-    simulator = context.simulator("persistence")
+    simulator = context.simulator(context.world_spec(Purpose.PLAYGROUND, engine="persistence"))
     target = NewSession(
         domain="terminal", history_mode=HistoryMode.TEACHER_FORCED, params=SamplingParams(),
         kind="cli", initial_state="$ ",

@@ -36,6 +36,7 @@ from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv
 from backend.errors import BadInputError
+from backend.spec import Purpose
 from tests.support.health import free_port, wait_healthy
 
 RECORDING = next(t for t in load_bundled() if t.domain == "terminal")
@@ -46,7 +47,8 @@ ACTION = {"action": {"action": RECORDING.turns[0].action}}
 def serving(tmp_path: Path, **options: Any) -> Iterator[str]:
     """The OpenEnv server over the oracle, unrecorded, until the block ends; yields its URL."""
     with build_context(data_dir=tmp_path / "data") as context:
-        simulator = context.simulator("oracle", grounding=False)
+        world = context.world_spec(Purpose.INTEGRATION, engine="oracle", grounding=False)
+        simulator = context.simulator(world)
         reward = build_reward("reference", RewardOptions())
         env = env_options(context.settings, "sim", 3, record=False)
         specs = episode_specs("terminal")

@@ -18,6 +18,7 @@ from app.context import AppContext
 from backend.engines.baselines import BaselineEngine, previous_observation
 from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError
+from backend.grounding.fingerprint import recording_path
 from backend.grounding.record import RecordBook
 from backend.provenance import Live, Predicted, Recorded, parse_provenance, stored
 from backend.recording import NewSession, StepInput
@@ -144,9 +145,19 @@ def test_an_import_stores_each_turn_as_a_recording_of_its_file(database: Databas
     with session_scope(database.session_factory) as session:
         rows = session.scalars(select(TurnRow).order_by(TurnRow.index)).all()
         values = [row.provenance for row in rows]
+    # Each turn's content fingerprint (what the leakage guard compares) is kept with it.
+    fingerprints = recording_path(recording())
     assert values == [
-        stored(Recorded(dataset="agentworldbench", file="rows.jsonl", row_id="rec/plan", turn=1)),
-        stored(Recorded(dataset="agentworldbench", file="rows.jsonl", row_id="rec/plan", turn=2)),
+        stored(
+            Recorded(
+                dataset="agentworldbench",
+                file="rows.jsonl",
+                row_id="rec/plan",
+                turn=number,
+                fingerprint=fingerprints[number - 1],
+            )
+        )
+        for number in (1, 2)
     ]
     assert store.get("rec/plan").turns[1].provenance == parse_provenance(values[1])
 
@@ -166,8 +177,13 @@ def test_a_recorded_step_and_a_model_prediction_name_their_sources(database: Dat
     outcome = events[-1]
     loaded = sessions.load_session(outcome.session_id)
     prefix, step = loaded.steps
-    assert prefix.provenance == Recorded(dataset="bundled", row_id="rec/plan", turn=1)
-    assert step.provenance == Recorded(dataset="bundled", row_id="rec/plan", turn=2)
+    fingerprints = recording_path(recording())
+    assert prefix.provenance == Recorded(
+        dataset="bundled", row_id="rec/plan", turn=1, fingerprint=fingerprints[0]
+    )
+    assert step.provenance == Recorded(
+        dataset="bundled", row_id="rec/plan", turn=2, fingerprint=fingerprints[1]
+    )
     made = step.predictions[0].prediction
     assert made.answered_by == "model"
     assert made.provenance == Predicted(engine="persistence", model="baseline:persistence")
@@ -335,9 +351,21 @@ def test_bench_rows_and_exports_carry_both_sources(awp_context: AppContext, tmp_
     from backend.benchmark.store import ItemStore
     from backend.data.bundled import load_bundled
 
+    # Recordings that start where a bundled one's second turn does: the record answers those
+    # steps from them (a copy of an item's own recording never answers it: the leakage guard).
     bundled = load_bundled()
-    copies = [t.model_copy(update={"id": f"copy/{t.id}"}) for t in bundled]
-    awp_context.trajectories.upsert_many([*bundled, *copies])
+    others = [
+        t.model_copy(
+            update={
+                "id": f"other/{t.id}",
+                "initial_state": t.turns[0].observation,
+                "turns": t.turns[1:],
+            }
+        )
+        for t in bundled
+        if len(t.turns) > 1 and t.turns[0].observation is not None
+    ]
+    awp_context.trajectories.upsert_many([*bundled, *others])
     out = tmp_path / "bench"
     args = ["--dataset", "bundled", "--engine", "persistence", "--limit", "12"]
     code, output = run("bench", *args, "--record-answers", "--out", str(out))
@@ -347,10 +375,11 @@ def test_bench_rows_and_exports_carry_both_sources(awp_context: AppContext, tmp_
     by_record = [row for row in rows if row.answered_by == "record"]
     assert by_record
     assert all(row.provenance["kind"] == "predicted" for row in by_model)
-    # A record answer names the copy it was read from, never the item's own recording.
+    # A record answer names the recording it was read from (with its step's fingerprint).
     for row in by_record:
         source = row.provenance
-        assert source["kind"] == "recorded" and source["row_id"].startswith("copy/")
+        assert source["kind"] == "recorded" and source["row_id"].startswith("other/")
+        assert source["fingerprint"]
         assert row.reference_provenance["row_id"] == row.item_id.rsplit("#", 1)[0]
     code, output = run("export", "--format", "reward", "--out", str(tmp_path / "r.jsonl"))
     assert code == 0, output

@@ -57,9 +57,22 @@ def test_a_stored_real_step_answers_its_repeat_at_once(awp_context: AppContext) 
 def test_bench_answers_from_the_record_only_when_asked(
     awp_context: AppContext, tmp_path: Path
 ) -> None:
+    # Another recording that starts where a bundled one's second turn does: the same state and
+    # action, another history. (A copy of the item's own recording under another id is its own
+    # recording, which never answers it: tests/integration/test_leakage.py.)
     bundled = load_bundled()
-    copies = [t.model_copy(update={"id": f"copy/{t.id}"}) for t in bundled]
-    awp_context.trajectories.upsert_many([*bundled, *copies])
+    others = [
+        t.model_copy(
+            update={
+                "id": f"other/{t.id}",
+                "initial_state": t.turns[0].observation,
+                "turns": t.turns[1:],
+            }
+        )
+        for t in bundled
+        if len(t.turns) > 1 and t.turns[0].observation is not None
+    ]
+    awp_context.trajectories.upsert_many([*bundled, *others])
 
     def bench(out: Path, *flags: str) -> set[str]:
         args = ["--dataset", "bundled", "--engine", "persistence", "--limit", "12"]

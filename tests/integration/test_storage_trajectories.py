@@ -6,7 +6,7 @@ import pytest
 
 from backend.errors import NotFoundError
 from backend.provenance import Recorded
-from backend.sources import recorded
+from backend.sources import turn_sources
 from backend.types import Trajectory, Turn
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
@@ -31,8 +31,8 @@ def trajectory(tid: str, domain: str = "terminal", turns: int = 2, **kwargs: obj
 def with_provenance(trajectory: Trajectory) -> Trajectory:
     """The recording as storage returns it: each turn with its source filled in."""
     turns = [
-        turn.model_copy(update={"provenance": turn.provenance or recorded(trajectory, index)})
-        for index, turn in enumerate(trajectory.turns)
+        turn.model_copy(update={"provenance": source})
+        for turn, source in zip(trajectory.turns, turn_sources(trajectory), strict=True)
     ]
     return trajectory.model_copy(update={"turns": turns})
 
@@ -43,7 +43,11 @@ def test_upsert_round_trip_and_replace(database) -> None:
     store.upsert(original)
     # Storage keeps each turn's source: the import's dataset, row and turn.
     assert store.get("t1") == with_provenance(original)
-    assert store.get("t1").turns[1].provenance == Recorded(dataset="test", row_id="t1", turn=2)
+    second = store.get("t1").turns[1].provenance
+    assert isinstance(second, Recorded) and second.fingerprint  # the step's content hash
+    assert second.model_copy(update={"fingerprint": None}) == Recorded(
+        dataset="test", row_id="t1", turn=2
+    )
     replaced = trajectory("t1", turns=1).model_copy(
         update={"turns": [Turn(action="new", observation=None, predicted="p")]}
     )

@@ -95,6 +95,13 @@ def test_sft_on_recordings_benchmarks_heldout_and_serves(
         stored = context.runs.list_runs(TrainRun)
     assert [(r.status, r.model_dir) for r in stored] == [("finished", str(out / "model"))]
     assert stored[0].losses and stored[0].eval_table["rows"] == rows
+    # The before/after evaluation measured the bare model, and the run says so.
+    [world] = stored[0].worlds
+    assert (world["purpose"], world["grounding"], world["record_answers"]) == (
+        "training_eval",
+        False,
+        False,
+    )
     code, output = run(*args, *FAST)
     assert code == 2 and "holds a finished run" in output
     finished = TrainResults.model_validate(results)

@@ -28,6 +28,8 @@ LINKS = [
     "engine",
     "model",
     "annotator",
+    "author_role",
+    "review",
     "grounded_by",
     "answered_by",
     "confidence",
@@ -87,6 +89,9 @@ def record(
             notes="",
             version=2,
             updated_at=datetime(2026, 1, 2, tzinfo=UTC),
+            author_role="reviewer",
+            review="trusted",
+            trusted_by="reviewer",
         )
     values: dict[str, object] = dict(
         session_id=1,
@@ -155,6 +160,8 @@ def test_columns_are_pinned(name: str) -> None:
         "engine": "fake",
         "model": "m",
         "annotator": "ann",
+        "author_role": "reviewer",
+        "review": "trusted",
         "grounded_by": ["rec-1#2", "annotation:7"],
         "answered_by": "model",
         "confidence": 0.75,

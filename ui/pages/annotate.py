@@ -14,8 +14,9 @@ import gradio as gr
 from gradio.context import Context
 
 from backend.errors import AWPError
+from backend.observations import MalformedObservationError
 from storage.annotations.types import QueueFilter
-from ui.annotate import RATING_HELP, Annotator, Draft
+from ui.annotate import RATING_HELP, Annotator, Draft, starting_text
 from ui.errors import guarded
 from ui.pages import annotate_filters, annotate_view, judge_button
 from ui.pages.annotate_layout import BROWSER_KEY, BROWSER_SECRET, AnnotatePage, render
@@ -114,10 +115,11 @@ def wire(page: AnnotatePage, services: Services) -> None:
         who, key = person(browser, request)
         ratings = {name: fields.pop(name) for name in RATING_HELP}
         try:
-            record = annotator.submit(who.name, draft, ratings=ratings, **fields)
+            record = annotator.submit(who, draft, ratings=ratings, **fields)
         except AWPError as exc:
             refused = annotate_view.banner(f"Not saved: {exc}", "refused")
-            beside = {"editor_note": refused} if isinstance(exc, MalformedCorrectionError) else {}
+            malformed = isinstance(exc, MalformedCorrectionError | MalformedObservationError)
+            beside = {"editor_note": refused} if malformed else {}
             return updates({"message": refused, **beside}, key)
         saved = annotate_view.saved_banner(record)
         return show(annotator.next(who.name, domain, queue), who, key, domain, saved, queue)
@@ -132,7 +134,9 @@ def wire(page: AnnotatePage, services: Services) -> None:
         return load(draft, draft.item.real_observation if draft is not None else None)
 
     def reset(draft: Draft | None) -> tuple[Any, Any]:
-        return load(draft, draft.item.predicted_observation if draft is not None else None)
+        if draft is None:
+            return gr.skip(), gr.skip()
+        return load(draft, starting_text(draft.item, draft.item.predicted_observation))
 
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}

@@ -25,6 +25,10 @@ UNKNOWN_REAL = (
     "Unknown: nobody recorded what really happened. If you accept, the prediction becomes the "
     "real state; if you reject, your correction does; cannot tell leaves it unknown."
 )
+WITHHELD_REAL = (
+    "Another annotator's correction of this step is not trusted yet, so it is not shown: judge "
+    "the prediction on your own. If you give the same truth, it becomes trusted."
+)
 PRE = (
     "white-space:pre-wrap;word-break:break-word;max-height:260px;overflow:auto;margin:4px 0 0;"
     "padding:6px 8px;border-radius:6px;background:var(--background-fill-secondary);"
@@ -93,10 +97,11 @@ def reasoning_html(reasoning: str) -> str:
     return _pre(reasoning) if reasoning.strip() else empty("The model gave no reasoning.")
 
 
-def origin_html(origin: str | None, known: bool) -> str:
-    """One line saying where the real state shown comes from."""
+def origin_html(origin: str | None, known: bool, withheld: bool = False) -> str:
+    """One line saying where the real state shown comes from (or why none is shown)."""
     if not known:
-        return f'<div class="awp-status">{empty(UNKNOWN_REAL)}</div>'
+        words = WITHHELD_REAL if withheld else UNKNOWN_REAL
+        return f'<div class="awp-status">{empty(words)}</div>'
     tone, words = ORIGINS.get(origin or "", (origin or "unknown", "of unknown origin"))
     return (
         f'<div class="awp-status"><span class="awp-chip"><b>source</b> {esc(tone)}</span>'

@@ -59,10 +59,19 @@ def banner(text: str, tone: str) -> str:
 
 
 def saved_banner(record: AnnotationRecord) -> str:
-    """What was saved: which prediction, with which verdict, at which version."""
+    """What was saved (prediction, verdict, version), and whether its truth is trusted yet."""
+    review = record.review
+    trust = ""
+    if record.verdict is not Verdict.CANNOT_TELL and review is not None:
+        trust = (
+            f" It is trusted ({review.trusted_by}): it is the real state for everybody."
+            if review.trusted
+            else " Until it is trusted (a reviewer's, or agreeing annotators'), it is the real "
+            "state for nobody but you."
+        )
     return banner(
         f"Saved version {record.version} of your annotation of prediction "
-        f"#{record.prediction_id}: {record.verdict.label}.",
+        f"#{record.prediction_id}: {record.verdict.label}.{trust}",
         "saved",
     )
 
@@ -218,7 +227,7 @@ def show(
         "reasoning": reasoning_html(item.reasoning),
         "before": render_observation(renderer, before),
         "predicted": render_observation(renderer, item.predicted_observation, before),
-        "real_origin": origin_html(item.origin, known),
+        "real_origin": origin_html(item.origin, known, item.withheld),
         "real": real,
         "use_real": gr.Button(visible=known),
         "reset": gr.Button(visible=True),

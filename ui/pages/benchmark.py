@@ -36,6 +36,8 @@ class BenchmarkPage:
     judge: gr.Dropdown
     limit: gr.Number
     history_mode: gr.Radio
+    grounding: gr.Checkbox
+    record_answers: gr.Checkbox
     run: gr.Button
     job: job_panel.JobPanel
     status: gr.Markdown
@@ -71,6 +73,17 @@ def render(services: Services) -> BenchmarkPage:
                 [HistoryMode.TEACHER_FORCED.value, HistoryMode.BLIND.value],
                 value=HistoryMode.TEACHER_FORCED.value,
                 label="History",
+            )
+            # Off by default, as for `awp bench`: the figures measure the model.
+            grounding = gr.Checkbox(
+                False,
+                label="Grounding: show real transitions of other recordings",
+                elem_id="bm-grounding",
+            )
+            record_answers = gr.Checkbox(
+                False,
+                label="Record answers: answer exact matches from the record, without the model",
+                elem_id="bm-record",
             )
             run = gr.Button("Run benchmark", variant="primary", elem_id="bm-run")
             job = job_panel.render("bm", "bench", "benchmark")
@@ -110,6 +123,8 @@ def render(services: Services) -> BenchmarkPage:
         judge,
         limit,
         history_mode,
+        grounding,
+        record_answers,
         run,
         job,
         status,
@@ -140,6 +155,8 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         judge: str,
         limit: float | None,
         history: str,
+        grounding: bool,
+        record_answers: bool,
         request: gr.Request,
     ) -> Job:
         user = services.identify(request)
@@ -151,6 +168,8 @@ def wire(page: BenchmarkPage, services: Services) -> None:
             int(limit) if limit else None,
             HistoryMode(history),
             services.defaults.params,
+            bool(grounding),
+            bool(record_answers),
         )
         benchmarks.check(user, ask)  # refused at once, before a job starts
 
@@ -192,7 +211,15 @@ def wire(page: BenchmarkPage, services: Services) -> None:
             **chart,
         }
 
-    inputs = [page.dataset, page.engines, page.judge, page.limit, page.history_mode]
+    inputs = [
+        page.dataset,
+        page.engines,
+        page.judge,
+        page.limit,
+        page.history_mode,
+        page.grounding,
+        page.record_answers,
+    ]
     job_panel.wire(
         page.job,
         services,

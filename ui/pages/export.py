@@ -100,14 +100,16 @@ def wire(page: ExportPage, services: Services) -> None:
         summary = exporter.write(services.identify(request), request_of(fields), kind)
         return {
             page.file: str(summary.path),
-            page.count: f"Wrote **{summary.rows}** {summary.format} rows.",
+            page.count: f"Wrote **{summary.rows}** {summary.format} rows. "
+            + summary.unparsed.says(),
         }
 
     def push(kind: str, repo: str, request: gr.Request, **fields: Any) -> dict[Any, str]:
         summary = exporter.write(services.identify(request), request_of(fields), kind, repo)
         return {
             page.file: str(summary.path),
-            page.count: f"Wrote **{summary.rows}** rows; pushed to {summary.pushed_to}.",
+            page.count: f"Wrote **{summary.rows}** rows; pushed to {summary.pushed_to}. "
+            + summary.unparsed.says(),
         }
 
     cheap: dict[str, Any] = {"inputs_kwargs": page.filters, "concurrency_limit": 2}

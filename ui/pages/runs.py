@@ -14,6 +14,7 @@ from typing import Any
 import gradio as gr
 
 from backend.errors import BadInputError, NotFoundError
+from backend.spec import describe
 from storage.run_kinds import BenchRun, RolloutRun, TrainRun
 from storage.runs import RunRecord
 from ui.errors import inline, inline_error
@@ -102,14 +103,26 @@ def table_rows(runs: list[RunRecord]) -> list[list[Any]]:
     ]
 
 
+def worlds_html(run: RunRecord) -> str:
+    """The world (or worlds) the run measured in, in words, and its judge's."""
+    lines = [f"<li>World: {esc(words)}</li>" for words in run.world_words()]
+    judge = run.spec.get("judge_world")
+    if isinstance(judge, dict):
+        lines.append(f"<li>Judge: {esc(describe(judge))}</li>")
+    if not lines:
+        return "<div class='awp-note'>No world spec stored (a run from before specs).</div>"
+    return f"<ul class='awp-worlds'>{''.join(lines)}</ul>"
+
+
 def detail_html(run: RunRecord) -> str:
-    """What the run asked, how far it got, and what it said."""
-    spec = esc(json.dumps(dict(run.spec), indent=1, default=str)[:2000])
+    """What the run asked (its world spec in words), how far it got, and what it said."""
+    spec = esc(json.dumps(dict(run.spec), indent=1, default=str)[:4000])
     message = f"<div>{esc(run.message)}</div>" if run.message else ""
     return (
         f'<div class="awp-run"><b>{esc(run.label)} {run.id}</b> · {esc(run.status)} · '
         f"{run.done} of {run.total or '?'} done, {run.failures} failed · by "
         f"{esc(run.owner or 'the CLI')} · {run.created_at:%Y-%m-%d %H:%M}{message}"
+        f"{worlds_html(run)}"
         f'<details class="awp-more"><summary>Spec</summary><pre class="awp-text">{spec}'
         "</pre></details></div>"
     )

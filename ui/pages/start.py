@@ -18,6 +18,7 @@ from backend.engines.base import engine_spec
 from backend.engines.transformers_engine import TransformersEngine
 from backend.provenance import Live, describe
 from backend.simulate import Simulator
+from backend.spec import Purpose, WorldSpec
 from storage.models import SessionKind
 from ui.errors import inline
 from ui.play import Done, Playground, live_closure
@@ -106,9 +107,9 @@ def ungrounded(services: Services) -> Services:
     prompt, not the few tokens written, is most of the wait.
     """
 
-    def simulator(name: str, model: str | None, base_url: str | None) -> Simulator:
-        grounded = services.simulator(name, model, base_url)
-        return Simulator(grounded.engine, grounded.prompts, None, grounded.record)
+    def simulator(spec: WorldSpec) -> Simulator:
+        # The spec says so too: the demo's session states it ran ungrounded.
+        return services.simulator(spec.model_copy(update={"grounding": False}))
 
     return replace(services, simulator=simulator)
 
@@ -120,7 +121,7 @@ def warm(services: Services) -> bool:
     they read, not after they press the demo. Returns whether a load started.
     """
     choice = engine_choice(services, EMBEDDED)
-    engine = services.simulator(choice.engine, choice.model, None).engine
+    engine = services.simulator(choice.world(services.world_spec, Purpose.PLAYGROUND)).engine
     return isinstance(engine, TransformersEngine) and engine.warm()
 
 

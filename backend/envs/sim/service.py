@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import Engine, engine_spec
@@ -40,6 +41,7 @@ from backend.envs.sim.worlds import world_starts
 from backend.errors import BadInputError
 from backend.recording import Recorder, TrajectorySink
 from backend.simulate import Simulator
+from backend.spec import Purpose
 from backend.types import HistoryMode, SamplingParams
 
 EngineMaker = Callable[[str, str | None], Engine]
@@ -131,6 +133,21 @@ class RolloutOutcome:
 
     rows: list[EpisodeRow]
     summary: Summary
+
+
+def rollout_world(plan: RolloutPlan) -> dict[str, Any]:
+    """What a rollout asks of its world spec (`AppContext.world_spec`), the same on every edge.
+
+    A sim-to-real run's live twins are stored as it goes: grounding on them, or answering from
+    their record, would let the simulated side copy reality, so both are off there; elsewhere
+    the settings decide. Hybrid backing routes by each domain's policy.
+    """
+    return {
+        "purpose": Purpose.ROLLOUT,
+        "grounding": False if plan.sim_to_real else None,
+        "record_answers": False if plan.sim_to_real else None,
+        "hybrid": plan.backing == "hybrid",
+    }
 
 
 def world_name(world: Simulator) -> str:

@@ -39,6 +39,7 @@ from backend.envs.sim.episode import (
 )
 from backend.envs.sim.rewards import RewardModel, StepView, Verdict
 from backend.errors import BadActionError
+from backend.grounding.fingerprint import recording_path
 from backend.grounding.transitions import own_recording
 from backend.provenance import Provenance
 from backend.provenance import stored as stored_provenance
@@ -131,6 +132,7 @@ class WorldEnv:
         self.session_id: int | None = None
         self.live: LiveRun | None = None
         self._lease: str | None = None
+        self._own_path: tuple[str, ...] = ()
         self.done = True
 
     @property
@@ -148,6 +150,8 @@ class WorldEnv:
             LiveEnvironmentError: the live environment could not start.
         """
         self.spec = spec
+        # the recording it follows, by content: grounding and the record never show it a step of it
+        self._own_path = recording_path(spec.trajectory) if spec.trajectory is not None else ()
         self.context = spec.context.model_copy(update={"task": spec.task or spec.context.task})
         self.initial_state = spec.initial_state
         if self.options.backing != "sim":
@@ -189,6 +193,7 @@ class WorldEnv:
             reference=self._recorded_reference(),
             reference_provenance=self._recorded_source(),
             grounding_exclude=self._own_recordings(),
+            own_path=self._own_path,
         )
         try:
             request = canonical(request)
@@ -350,8 +355,15 @@ class WorldEnv:
             )
         if self.recorder is None:
             return info, None
+        # A live episode predicts nothing: its session names no world model's spec.
+        world = None if self.options.backing == "live" else self.simulator.spec
         target = self.session_id or NewSession.for_request(
-            request, SESSION_KIND, **self._engine_names(), **self._base(), complete=False
+            request,
+            SESSION_KIND,
+            **self._engine_names(),
+            **self._base(),
+            complete=False,
+            world=world,
         )
         reward = StoredScore(
             f"reward.{self.reward.name}",
