@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal, overload
 
 import anyio.to_thread
+from inspect_ai.log import transcript
 from inspect_ai.util import (
     ExecResult,
     SandboxEnvironment,
@@ -32,9 +33,12 @@ from backend.integrations.shell import (
     SimShell,
     check_backing,
 )
+from backend.provenance import stored
 from backend.spec import Purpose
 
 NAME = "awp"
+PROVENANCE_KEY = "awp_provenance"
+"""The key of the info event each command's answer logs its source under."""
 
 
 class AwpSandboxConfig(BaseModel):
@@ -167,6 +171,9 @@ class AwpSandboxEnvironment(SandboxEnvironment):
         result = await anyio.to_thread.run_sync(
             lambda: self.shell.exec(cmd, stdin, cwd, float(timeout or 60))
         )
+        if result.provenance is not None:
+            # Where the answer came from (the world model, or a live sandbox run), in the log.
+            transcript().info({PROVENANCE_KEY: stored(result.provenance)}, source=NAME)
         return ExecResult(result.returncode == 0, result.returncode, result.stdout, result.stderr)
 
     @override

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from backend.provenance import Provenance
 from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
@@ -132,6 +133,8 @@ class StepInput:
         answered_by: who answered the step, i.e. whose observation the session goes on from:
             the model (sim), the record, an exact executor or the live environment (live and
             shadow); None for a recorded turn copied in as history.
+        provenance: where `real` came from (`backend.provenance`); required with `real`,
+            storage refuses a real observation without it.
     """
 
     action: str
@@ -142,6 +145,7 @@ class StepInput:
     params: SamplingParams | None = None
     history_mode: HistoryMode | None = None
     answered_by: AnsweredBy | None = None
+    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)

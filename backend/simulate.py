@@ -18,6 +18,7 @@ from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
+from backend.provenance import Provenance
 from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
@@ -126,12 +127,14 @@ def exact_prediction(
     answered_by: AnsweredBy,
     source: str,
     grounded_by: Sequence[str] = (),
+    provenance: Provenance | None = None,
 ) -> Prediction:
     """A step answered by reality (the record, an executor, the live environment) as a prediction.
 
     Stored like any prediction, so every edge shows, scores and exports it the same way; its
     engine is the answerer's name (never a model's), its model the source (`live:<domain>`, a
-    transition id), and its confidence 1.
+    transition id), its confidence 1, and its `provenance` the reality that answered (the
+    matched transition's own source, the live run); storage refuses one without it.
     """
     diagnostics = Diagnostics(
         open_tags=0,
@@ -152,6 +155,7 @@ def exact_prediction(
         grounded_by=list(grounded_by),
         answered_by=answered_by,
         confidence=1.0,
+        provenance=provenance,
     )
 
 
@@ -213,7 +217,9 @@ class Simulator:
         return [
             None
             if found is None
-            else exact_prediction(request.action, found.after, "record", found.ref, [found.ref])
+            else exact_prediction(
+                request.action, found.after, "record", found.ref, [found.ref], found.provenance
+            )
             for request, found in zip(requests, self.record.lookup_all(requests), strict=True)
         ]
 

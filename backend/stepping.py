@@ -32,6 +32,7 @@ from backend.errors import (
     LiveEnvironmentError,
 )
 from backend.history import state_before
+from backend.provenance import Live
 from backend.recording import (
     Recorder,
     ScoreLike,
@@ -42,6 +43,8 @@ from backend.recording import (
 )
 from backend.scoring import MetricResult, headline_metric, score_observation
 from backend.simulate import Simulator, canonical, exact_prediction
+from backend.sources import live as live_source
+from backend.sources import live_answer, own_run, reference_provenance
 from backend.types import (
     AnsweredBy,
     Prediction,
@@ -290,9 +293,12 @@ def step_input(
     `answered_by` defaults to the prediction's answerer, and to `live` without a prediction.
     """
     origin = request.reference_origin if request.reference is not None else None
+    source = reference_provenance(request)
     if prediction is None:
         answerer = answered_by or "live"
-        return StepInput(request.action, request.reference, origin, answered_by=answerer)
+        return StepInput(
+            request.action, request.reference, origin, answered_by=answerer, provenance=source
+        )
     return StepInput(
         action=prediction.action,
         real=request.reference,
@@ -302,6 +308,7 @@ def step_input(
         params=request.params,
         history_mode=request.history_mode,
         answered_by=answered_by or prediction.answered_by,
+        provenance=source,
     )
 
 
@@ -362,7 +369,13 @@ def exact_sample(request: SimRequest, answered_by: AnsweredBy, source: str) -> S
     """
     if request.reference is None:
         raise ValueError("an exact answer needs the request's reference")
-    prediction = exact_prediction(request.action, request.reference, answered_by, source)
+    prediction = exact_prediction(
+        request.action,
+        request.reference,
+        answered_by,
+        source,
+        provenance=reference_provenance(request),
+    )
     return Sample(request, prediction, score(request, prediction))
 
 
@@ -411,9 +424,15 @@ def run_step(
         if answerer == "model":
             yield from run_step(simulator, recorder, target, request, prefix)
             return
-        settled = observed(request, live)
+        settled = observed(request, live, live_answer(request.domain, answerer, own_run(request)))
         real = settled.reference or ""
-        exact = exact_prediction(settled.action, real, answerer, f"live:{request.domain}")
+        exact = exact_prediction(
+            settled.action,
+            real,
+            answerer,
+            f"live:{request.domain}",
+            provenance=settled.reference_provenance,
+        )
         yield record_prediction(recorder, target, settled, exact, prefix)
         return
     if getattr(simulator.engine, "answers_with_reference", False):
@@ -434,8 +453,16 @@ def run_step(
             yield record_prediction(recorder, target, settled, item, prefix, answered_by="live")
 
 
-def observed(request: SimRequest, live: Reality) -> SimRequest:
-    """The request with the live environment's observation after its action as the truth."""
+def observed(request: SimRequest, live: Reality, source: Live | None = None) -> SimRequest:
+    """The request with the live environment's observation after its action as the truth.
+
+    `source` is where that observation comes from (default: a live run of the request's domain,
+    the request's own recording its run).
+    """
     return request.model_copy(
-        update={"reference": live(request.action), "reference_origin": "live"}
+        update={
+            "reference": live(request.action),
+            "reference_origin": "live",
+            "reference_provenance": source or live_source(request.domain, own_run(request)),
+        }
     )

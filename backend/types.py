@@ -5,7 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from backend.provenance import Predicted, Provenance
 
 
 class ObservationKind(StrEnum):
@@ -66,6 +68,13 @@ class Turn(BaseModel):
         default=None,
         description="The model's prediction for this turn (what closed-loop history shows, and "
         "what any history shows while the real observation is unknown).",
+    )
+    provenance: Provenance | None = Field(
+        default=None,
+        exclude=True,
+        description="Where `observation` came from (`backend.provenance`); None when the "
+        "turn's recording says it (`backend.sources.turn_provenance`). Left out of dumps: it "
+        "says where a turn was read, not what it holds, so content digests do not move with it.",
     )
 
 
@@ -219,6 +228,20 @@ class Prediction(BaseModel):
         description="The oldest history turns left out of the prompt so that it and the output "
         "budget fit the engine's context (`backend.history.fit_context`); 0 when none were.",
     )
+    provenance: Provenance | None = Field(
+        default=None,
+        description="Where `observation` came from: the engine and model for a model's answer "
+        "(filled in when not given), the reality that answered for an exact one (the matched "
+        "transition's own source, the live run). `answered_by` says who answered; this says "
+        "where the observation came from, and every label is derived from it.",
+    )
+
+    @model_validator(mode="after")
+    def _model_provenance(self) -> Prediction:
+        # A model's answer always knows its source; an exact answer must be given its reality.
+        if self.provenance is None and self.answered_by == "model":
+            self.provenance = Predicted(engine=self.engine, model=self.model)
+        return self
 
 
 ReferenceOrigin = Literal["recorded", "live", "annotator"]
@@ -258,6 +281,8 @@ class SimRequest(BaseModel):
         reference: the real observation after the action, when known before the step (scores,
             and the oracle baseline, which returns it).
         reference_origin: where `reference` comes from: a recording, a live run, an annotator.
+        reference_provenance: the source of `reference` in full (`backend.provenance`); None
+            leaves it to `backend.sources.reference_provenance`, from the origin.
         grounding_exclude: recordings whose real transitions this step must never be shown:
             its own (a benchmark item's, an episode's, a session's base recording), so grounding
             never leaks the answer or the step's own future.
@@ -282,6 +307,7 @@ class SimRequest(BaseModel):
     params: SamplingParams = Field(default_factory=SamplingParams)
     reference: str | None = None
     reference_origin: ReferenceOrigin = "recorded"
+    reference_provenance: Provenance | None = None
     grounding_exclude: tuple[str, ...] = ()
     own_path: tuple[str, ...] = ()
     verbatim: VerbatimChat | None = None

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from backend.errors import BadInputError
+from backend.provenance import Provenance, parse_provenance, stored
 from backend.recording import ScoreLike
+from backend.sources import turn_sources
 from backend.types import (
     EXACT_ANSWERERS,
     ChatMessage,
@@ -33,6 +36,25 @@ from storage.records import (
 )
 
 
+def provenance_value(observation: str | None, provenance: Provenance | None) -> dict | None:
+    """The stored JSON of an observation's source (None without an observation).
+
+    Raises:
+        BadInputError: an observation without its source: every observation stored says
+            where it came from (`backend.provenance`).
+    """
+    if observation is None:
+        return None
+    if provenance is None:
+        raise BadInputError("An observation needs its provenance: where it came from.")
+    return stored(provenance)
+
+
+def read_provenance(value: dict | None) -> Provenance | None:
+    """A stored source as its typed value (None for none)."""
+    return parse_provenance(value) if value is not None else None
+
+
 def prediction_values(
     step_id: int, prediction: Prediction, params: Mapping[str, Any], history_mode: str
 ) -> dict[str, Any]:
@@ -52,6 +74,7 @@ def prediction_values(
         "grounded_by": list(prediction.grounded_by),
         "confidence": prediction.confidence,
         "history_dropped": prediction.history_dropped,
+        "provenance": provenance_value(prediction.observation, prediction.provenance),
         "params": dict(params),
         "history_mode": history_mode,
         "created_at": utcnow(),
@@ -93,6 +116,7 @@ def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) 
         answered_by=row.engine if row.engine in EXACT_ANSWERERS else "model",
         confidence=row.confidence,
         history_dropped=row.history_dropped or 0,
+        provenance=read_provenance(row.provenance),
     )
 
 
@@ -111,6 +135,7 @@ def stored_step(row: StepRow, prompts: Mapping[int, list[ChatMessage]]) -> Store
         real_observation=row.real_observation,
         origin=row.origin,
         answered_by=row.answered_by,
+        provenance=read_provenance(row.provenance),
         predictions=[
             StoredPrediction(
                 prediction_id=p.id,
@@ -175,10 +200,18 @@ def trajectory_fields(trajectory: Trajectory) -> dict[str, Any]:
 
 
 def turn_rows(trajectory: Trajectory) -> list[TurnRow]:
-    """New turn rows for a trajectory, 0-based."""
+    """New turn rows for a trajectory, 0-based, each with its source (`turn_sources`)."""
     return [
-        TurnRow(index=i, action=t.action, observation=t.observation, predicted=t.predicted)
-        for i, t in enumerate(trajectory.turns)
+        TurnRow(
+            index=i,
+            action=t.action,
+            observation=t.observation,
+            predicted=t.predicted,
+            provenance=stored(source),
+        )
+        for i, (t, source) in enumerate(
+            zip(trajectory.turns, turn_sources(trajectory), strict=True)
+        )
     ]
 
 
@@ -191,7 +224,12 @@ def to_trajectory(row: TrajectoryRow) -> Trajectory:
         task=row.task,
         initial_state=row.initial_state,
         turns=[
-            Turn(action=t.action, observation=t.observation, predicted=t.predicted)
+            Turn(
+                action=t.action,
+                observation=t.observation,
+                predicted=t.predicted,
+                provenance=read_provenance(t.provenance),
+            )
             for t in row.turns
         ],
         source=row.source,

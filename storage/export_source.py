@@ -21,7 +21,7 @@ from backend.types import ChatMessage, HistoryMode, Turn
 from backend.verdicts import Verdict
 from storage.annotations.review import reviews
 from storage.annotations.rows import ratings_of
-from storage.convert import session_context
+from storage.convert import read_provenance, session_context
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_turns
 from storage.models import AnnotationRow, AnnotatorRow, PredictionRow, ScoreRow, SessionRow, StepRow
@@ -198,4 +198,6 @@ def _records(
             answered_by=step.answered_by,
             confidence=prediction.confidence,
             history_dropped=prediction.history_dropped,
+            provenance=read_provenance(prediction.provenance),
+            real_provenance=read_provenance(step.provenance),
         )

@@ -6,6 +6,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from backend.errors import NotFoundError
+from backend.provenance import parse_provenance
 from backend.types import Turn
 from storage.models import PredictionRow, SessionRow, StepRow
 
@@ -90,6 +91,11 @@ def lineage_turns(session: Session, session_id: int, *, before: int | None = Non
     )
     predicted: dict[int, str] = {step_id: observation for step_id, observation in rows}
     return [
-        Turn(action=s.action, observation=s.real_observation, predicted=predicted.get(s.id))
+        Turn(
+            action=s.action,
+            observation=s.real_observation,
+            predicted=predicted.get(s.id),
+            provenance=parse_provenance(s.provenance) if s.provenance is not None else None,
+        )
         for s in steps
     ]

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from backend.grounding.transitions import own_recording
+from backend.provenance import Provenance
 from backend.recording import StoredScore
 from backend.types import (
     HistoryMode,
@@ -44,6 +45,8 @@ class StoredStep:
     origin: str | None
     predictions: list[StoredPrediction]
     answered_by: str | None = None
+    provenance: Provenance | None = None
+    """Where `real_observation` came from (None without one, or for a row stored before)."""
 
     @property
     def prediction(self) -> StoredPrediction | None:
@@ -57,6 +60,7 @@ class StoredStep:
             action=self.action,
             observation=self.real_observation,
             predicted=first.prediction.observation if first else None,
+            provenance=self.provenance,
         )
 
 

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from backend.errors import BadInputError, NotFoundError
 from backend.recording import NewSession, ScoreLike, StepInput, StepRecord
 from backend.types import HistoryMode, Prediction
-from storage.convert import prediction_values, score_values
+from storage.convert import prediction_values, provenance_value, score_values
 from storage.lineage import lineage_steps
 from storage.models import Base, ObservationOrigin, ScoreRow, SessionRow, StepRow, utcnow
 from storage.prompts import store_prompt, store_prompts
@@ -88,7 +88,7 @@ def insert_step(session: Session, session_id: int, step: StepInput) -> StepRecor
 
     Raises:
         NotFoundError: the session does not exist.
-        BadInputError: a real observation without a valid origin.
+        BadInputError: a real observation without a valid origin or without its provenance.
 
     """
     connection = session.connection()
@@ -113,6 +113,7 @@ def insert_step(session: Session, session_id: int, step: StepInput) -> StepRecor
         "real_observation": step.real,
         "origin": origin,
         "answered_by": step.answered_by,
+        "provenance": provenance_value(step.real, step.provenance),
         "created_at": now,
     }
     step_id: int = connection.execute(insert(STEP).returning(steps.id), values).scalar_one()
@@ -179,6 +180,7 @@ def insert_steps(session: Session, items: Sequence[tuple[int, StepInput]]) -> li
                 "real_observation": step.real,
                 "origin": check_origin(step.real, step.origin),
                 "answered_by": step.answered_by,
+                "provenance": provenance_value(step.real, step.provenance),
                 "created_at": now,
             }
         )

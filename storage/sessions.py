@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from backend.errors import NotFoundError
+from backend.provenance import Provenance, Recorded
 from backend.recording import NewSession, ScoreLike, SessionTarget, StepInput, StepRecord
 from backend.types import HistoryMode, Prediction, ReferenceOrigin, SamplingParams, Turn
-from storage.convert import stored_session
+from storage.convert import provenance_value, stored_session
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_steps
-from storage.models import ObservationOrigin, SessionRow, StepRow
+from storage.models import ObservationOrigin, SessionRow, StepRow, TrajectoryRow
 from storage.prompts import load_prompts
 from storage.records import SessionSummary, StoredSession
 from storage.session_rows import (
@@ -34,10 +36,26 @@ from storage.session_rows import (
 RECORD_ATTEMPTS = 5
 
 
-def recorded_step(turn: Turn) -> StepInput:
-    """A turn of a recorded start, stored as a step without a prediction."""
+def recorded_step(turn: Turn, source: Provenance | None = None) -> StepInput:
+    """A turn of a recorded start, stored as a step without a prediction.
+
+    Its provenance is the turn's own; `source` stands in for a turn read from a recording that
+    was not stored (a bundled one, a world file's start): its session's base recording.
+    """
     origin: ReferenceOrigin | None = "recorded" if turn.observation is not None else None
-    return StepInput(turn.action, turn.observation, origin)
+    provenance = (turn.provenance or source) if turn.observation is not None else None
+    return StepInput(turn.action, turn.observation, origin, provenance=provenance)
+
+
+def base_turn(session: Session, session_id: int, number: int) -> Recorded:
+    """The 1-based turn `number` of a session's base recording, as a recorded source."""
+    row = get_session_row(session, session_id)
+    base = session.get(TrajectoryRow, row.base_trajectory_id) if row.base_trajectory_id else None
+    return Recorded(
+        dataset=base.source if base is not None else "recording",
+        row_id=row.base_trajectory_id or f"session:{session_id}",
+        turn=number,
+    )
 
 
 class SessionStore:
@@ -78,8 +96,11 @@ class SessionStore:
                         session_id = insert_session(session, target, step.prediction)
                     else:
                         session_id = target
-                    for turn in prefix:
-                        insert_step(session, session_id, recorded_step(turn))
+                    for number, turn in enumerate(prefix, start=1):
+                        source = None
+                        if turn.provenance is None and turn.observation is not None:
+                            source = base_turn(session, session_id, number)
+                        insert_step(session, session_id, recorded_step(turn, source))
                     return insert_step(session, session_id, step)
             except IntegrityError:
                 # Another writer took the same index meanwhile; the next attempt takes the next.
@@ -155,22 +176,28 @@ class SessionStore:
             replace_scores(session, prediction_id, list(scores))
 
     def set_real_observation(
-        self, step_id: int, observation: str, origin: ObservationOrigin | str
+        self,
+        step_id: int,
+        observation: str,
+        origin: ObservationOrigin | str,
+        provenance: Provenance | None,
     ) -> None:
         """Record the real observation of a step after the fact (a live run, an annotator).
 
         Raises:
             NotFoundError: the step does not exist.
-            BadInputError: an unknown origin.
+            BadInputError: an unknown origin, or no provenance.
 
         """
         kind = check_origin(observation, origin)
+        source = provenance_value(observation, provenance)
         with session_scope(self._factory) as session:
             step = session.get(StepRow, step_id)
             if step is None:
                 raise NotFoundError(f"Step {step_id} does not exist.")
             step.real_observation = observation
             step.origin = kind
+            step.provenance = source
 
     def load_session(self, session_id: int) -> StoredSession:
         """Return a session with every step it sees, predictions and scores included.
@@ -198,6 +225,16 @@ class SessionStore:
         """Most recently active sessions first, optionally of one domain, owner or benchmark run."""
         with session_scope(self._factory) as session:
             return session_summaries(session, domain, owner, limit, offset, bench_run_id)
+
+    def owns_recording(self, owner: str, trajectory_id: str) -> bool:
+        """Whether `owner` has a session started from the recording (their own live run)."""
+        query = (
+            select(SessionRow.id)
+            .where(SessionRow.owner == owner, SessionRow.base_trajectory_id == trajectory_id)
+            .limit(1)
+        )
+        with session_scope(self._factory) as session:
+            return session.scalar(query) is not None
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session with its steps, predictions, scores, annotations and branches.

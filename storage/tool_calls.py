@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlalchemy import select
 
+from backend.provenance import Provenance
+from storage.convert import read_provenance
 from storage.db import SessionFactory, session_scope
 from storage.models import ObservationOrigin, SessionRow, StepRow
 
@@ -29,14 +31,16 @@ class ToolCallRecord:
     def __init__(self, factory: SessionFactory) -> None:
         self._factory = factory
 
-    def answers(self, kind: str, domain: str, action: str) -> list[tuple[str, list[Any]]]:
+    def answers(
+        self, kind: str, domain: str, action: str
+    ) -> list[tuple[str, list[Any], Provenance | None]]:
         """The latest real answers of `action` in sessions of `kind`, with their tool lists.
 
         Returns:
-            (observation, the session's tool definitions) pairs, the latest first.
+            (observation, the session's tool definitions, the answer's source), latest first.
         """
         query = (
-            select(StepRow.real_observation, SessionRow.prompt_context)
+            select(StepRow.real_observation, SessionRow.prompt_context, StepRow.provenance)
             .join(SessionRow, StepRow.session_id == SessionRow.id)
             .where(
                 SessionRow.kind == kind,
@@ -50,4 +54,7 @@ class ToolCallRecord:
         )
         with session_scope(self._factory) as session:
             rows = session.execute(query).all()
-        return [(str(text), list((context or {}).get("tools") or [])) for text, context in rows]
+        return [
+            (str(text), list((context or {}).get("tools") or []), read_provenance(source))
+            for text, context, source in rows
+        ]

@@ -22,7 +22,8 @@ from backend.grounding.transitions import Transition, trajectory_transitions
 from backend.history import state_before
 from backend.trust import UNREVIEWED, TrustRule
 from backend.verdicts import Verdict
-from storage.annotations.review import reviews
+from storage.annotations.review import correction, reviews
+from storage.annotations.rows import annotator_name
 from storage.db import SessionFactory, session_scope
 from storage.lineage import lineage_turns
 from storage.models import (
@@ -111,7 +112,8 @@ class TransitionStore:
             rows = list(session.execute(query))
             states = reviews(session, {a.prediction_id for a, _, _ in rows}, self.trust)
             for annotation, step, owner in rows:
-                if not states.get(annotation.id, UNREVIEWED).trusted:
+                review = states.get(annotation.id, UNREVIEWED)
+                if not review.trusted:
                     continue
                 history = lineage_turns(session, owner.id, before=step.index)
                 found.append(
@@ -123,6 +125,9 @@ class TransitionStore:
                         annotation.corrected_observation,
                         owner.base_trajectory_id,
                         path=step_path(domain, owner.initial_state, history, step.action),
+                        provenance=correction(
+                            annotation, annotator_name(session, annotation.annotator_id), review
+                        ),
                     )
                 )
         return found

@@ -17,6 +17,7 @@ from backend.envs.live.base import LiveStep
 from backend.envs.live.run import LiveRun
 from backend.errors import BadInputError, EngineRequestError, LiveEnvironmentError
 from backend.recording import SessionTarget
+from backend.sources import reference_provenance
 from backend.spec import Purpose
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import SimRequest, Turn
@@ -265,6 +266,7 @@ class Playground:
             tuple(Score(r.name, r.value) for r in outcome.scores.results),
             outcome.step_id,
             outcome.prediction_id,
+            reference_provenance(request),
         )
         steps = (*session.steps, step)
         return replace(

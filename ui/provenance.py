@@ -15,10 +15,50 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from backend.provenance import Provenance, describe
+from backend.types import AnsweredBy, Prediction
 from storage.annotations.types import CorrectionPlace
 from ui.renderers.base import esc
 
 CORRECTION_PREFIX = "annotation:"
+
+ANSWERERS: dict[AnsweredBy, str] = {
+    "model": "the model",
+    "record": "the record",
+    "executor": "the executor",
+    "live": "the live environment",
+}
+"""Who answered (`answered_by`), as the labels name it."""
+
+
+def source_words(provenance: Provenance | None) -> str:
+    """An observation's source in words (`describe`), "an unknown source" for none stored."""
+    return describe(provenance) if provenance is not None else "an unknown source"
+
+
+def real_words(origin: str | None, provenance: Provenance | None) -> str:
+    """A real observation's source as its caption says it: "live: a live terminal run #3"."""
+    if provenance is None:
+        return origin or "unknown"
+    return f"{origin or provenance.kind}: {describe(provenance)}"
+
+
+def answerer_words(prediction: Prediction) -> str:
+    """Who answered and from where, for a column or chip already titled "by" / "answered by"."""
+    return answered_words(prediction).removeprefix("predicted by ").removeprefix("answered by ")
+
+
+def answered_words(prediction: Prediction) -> str:
+    """Who answered and where its observation came from, from the one provenance field.
+
+    "predicted by transformers (SmolLM2-135M-Instruct)", "answered by the record: a live
+    terminal run #live/terminal/..., 4 Dec", "answered by the record: an unreviewed correction
+    by anonymous-3f2a": every label that says who answered reads this.
+    """
+    source = source_words(prediction.provenance)
+    if prediction.answered_by == "model":
+        return f"predicted by {source}"
+    return f"answered by {ANSWERERS[prediction.answered_by]}: {source}"
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,10 @@ from backend.domains.base import get_domain
 from backend.errors import AWPError
 from backend.grounding.transitions import own_recording
 from backend.history import state_before
+from backend.provenance import Provenance
 from backend.recording import NewSession
 from backend.simulate import canonical
+from backend.sources import turn_provenance
 from backend.types import (
     HistoryMode,
     Prediction,
@@ -49,6 +51,7 @@ class PlayStep:
         scores: metric values of the prediction against `real`, headline first.
         step_id: the stored step's id.
         prediction_id: the stored prediction's id (what annotations point at).
+        provenance: where `real` came from (`backend.provenance`), None while it is unknown.
     """
 
     action: str
@@ -58,11 +61,17 @@ class PlayStep:
     scores: tuple[Score, ...] = ()
     step_id: int | None = None
     prediction_id: int | None = None
+    provenance: Provenance | None = None
 
     def turn(self) -> Turn:
         """The step as a history turn (its real observation and its prediction)."""
         predicted = self.prediction.observation if self.prediction else None
-        return Turn(action=self.action, observation=self.real, predicted=predicted)
+        return Turn(
+            action=self.action,
+            observation=self.real,
+            predicted=predicted,
+            provenance=self.provenance,
+        )
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,13 @@ class PlaySession:
                 f"turn {start}: every recorded turn is history, and the next action is yours."
             )
         prefix = tuple(
-            PlayStep(t.action, t.observation, "recorded" if t.observation is not None else None)
-            for t in trajectory.turns[:clamped]
+            PlayStep(
+                t.action,
+                t.observation,
+                "recorded" if t.observation is not None else None,
+                provenance=turn_provenance(trajectory, i) if t.observation is not None else None,
+            )
+            for i, t in enumerate(trajectory.turns[:clamped])
         )
         return cls(trajectory.domain, trajectory, trajectory.initial_state, prefix, notice=notice)
 
@@ -208,7 +222,10 @@ class PlaySession:
         )
         turn = self.recorded_next()
         if turn is not None and self._same_action(request.action, turn.action):
-            return request.model_copy(update={"reference": turn.observation})
+            source = turn_provenance(self.trajectory, len(self.steps))  # type: ignore[arg-type]
+            return request.model_copy(
+                update={"reference": turn.observation, "reference_provenance": source}
+            )
         return request
 
     def new_session(

@@ -12,6 +12,7 @@ from backend.domains.base import get_domain
 from backend.scoring.judge import JUDGE_PREFIX
 from storage.annotations.types import CorrectionPlace
 from storage.records import StoredSession, StoredStep
+from ui.provenance import answered_words, real_words
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
@@ -74,14 +75,16 @@ def step_html(
         else ""
     )
     status = status_html(first.prediction, places=places) if first else ""
+    words = answered_words(first.prediction) if first else "predicted"
+    predicted_title = words[0].upper() + words[1:]
     score_block = (
         scores_html(metrics, step.real_observation is not None, session.domain) if first else ""
     )
     return (
         f'<div class="awp-item" data-step="{step.index}"><h4>Step {step.index + 1}: '
         f"<code>{esc(short(step.action, 160))}</code></h4>{status}"
-        f'<div class="awp-pair"><div><h5>Predicted</h5>{predicted}</div>'
-        f"<div><h5>Real ({esc(step.origin or 'unknown')})</h5>{real}</div></div>"
+        f'<div class="awp-pair"><div><h5>{esc(predicted_title)}</h5>{predicted}</div>'
+        f"<div><h5>Real ({esc(real_words(step.origin, step.provenance))})</h5>{real}</div></div>"
         f"{score_block}{judge_html(step)}{diff}</div>"
     )
 

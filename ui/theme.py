@@ -21,6 +21,9 @@ CSS = """
   padding: 6px 10px; margin: 4px 0; border-radius: 4px; }
 .awp-demo-pair, .awp-pair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 .awp-demo-pair pre { max-height: 260px; overflow: auto; }
+.awp-demo-action { font-size: 13px; margin: 6px 0; }
+.awp-source, .awp-demo-source { font-size: 12px; margin: 2px 0 4px;
+  color: var(--body-text-color-subdued); }
 .awp-item { border-top: 1px solid var(--border-color-primary); padding: 8px 0; }
 .awp-session-head { font-size: 14px; margin-bottom: 6px; }
 .awp-task { font-size: 13px; margin: 4px 0 8px; }

@@ -13,7 +13,7 @@ from backend.scoring import headline_metric
 from backend.scoring.base import METRICS
 from backend.types import Prediction
 from storage.annotations.types import CorrectionPlace
-from ui.provenance import grounding_html
+from ui.provenance import answerer_words, grounding_html, real_words
 from ui.renderers.base import esc
 from ui.session import PlaySession, Score
 
@@ -27,10 +27,10 @@ def chip(label: str, value: str, tone: str = "") -> str:
 
 
 def answered_chip(prediction: Prediction) -> str:
-    """Who answered, when it was not the model: reality itself, not a prediction."""
+    """Who answered, when it was not the model, and the reality it answered with."""
     if prediction.answered_by == "model":
         return ""
-    return chip("answered by", f"{prediction.answered_by} (exact, not predicted)", "good")
+    return chip("answered by", f"{answerer_words(prediction)} (exact, not predicted)", "good")
 
 
 def cut_chip(dropped: int) -> str:
@@ -236,9 +236,9 @@ def timeline_rows(session: PlaySession) -> list[list[str]]:
     """One row per step for the timeline table."""
     rows = []
     for i, step in enumerate(session.steps):
-        source = "recorded" if step.prediction is None else step.prediction.engine
+        source = "recorded" if step.prediction is None else answerer_words(step.prediction)
         first = f"{step.scores[0].name} {step.scores[0].value:.2f}" if step.scores else ""
-        real = step.origin or "unknown"
+        real = real_words(step.origin, step.provenance) if step.real is not None else "unknown"
         rows.append([str(i + 1), short(step.action), source, real, first])
     return rows
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from app.context import build_context
+from backend.sources import FILE_KEY
 from backend.types import Trajectory
 
 import_cli = typer.Typer(help="Import trajectories into the database.", no_args_is_help=True)
@@ -19,6 +20,14 @@ def store(trajectories: Iterable[Trajectory]) -> int:
     """Store trajectories (a list or a lazy stream) in batches; returns how many were stored."""
     with build_context() as context:
         return context.trajectories.upsert_many(trajectories)
+
+
+def from_file(trajectories: Iterable[Trajectory], path: Path) -> Iterator[Trajectory]:
+    """The trajectories with the file they were imported from, which their turns' source names."""
+    for trajectory in trajectories:
+        yield trajectory.model_copy(
+            update={"metadata": {**trajectory.metadata, FILE_KEY: str(path)}}
+        )
 
 
 def print_counts(label: str, counts: Counter[str], total_label: str) -> None:
@@ -40,7 +49,7 @@ def import_agentworldbench(
     from backend.data.awb_import import AgentWorldBenchScan
 
     scan = AgentWorldBenchScan(path)
-    stored = store(scan.trajectories())
+    stored = store(from_file(scan.trajectories(), path))
     typer.echo(f"Imported {sum(scan.rows.values())} rows from {path}:")
     print_counts("rows", scan.rows, "rows")
     print_counts("trajectories", scan.trajectory_counts(), "trajectories stored")
@@ -82,7 +91,7 @@ def trajectory_command(name: str, description: str) -> None:
     ) -> None:
         from backend.data.formats import TRAJECTORY_FORMATS
 
-        trajectories = TRAJECTORY_FORMATS.get(name).read(path, domain)
+        trajectories = list(from_file(TRAJECTORY_FORMATS.get(name).read(path, domain), path))
         store(trajectories)
         typer.echo(f"Imported {len(trajectories)} {name} trajectories from {path}:")
         print_counts("trajectories", Counter(t.domain for t in trajectories), "trajectories stored")

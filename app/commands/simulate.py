@@ -17,7 +17,9 @@ from backend.envs.live.run import LiveRun
 from backend.envs.sim.worlds import World, load_world, world_trajectory
 from backend.errors import BadInputError
 from backend.grounding.transitions import own_recording
+from backend.provenance import Recorded, stored
 from backend.recording import NewSession, SessionTarget
+from backend.sources import reference_provenance, turn_provenance
 from backend.spec import Purpose
 from backend.stepping import Reality, StepOutcome, run_step
 from backend.types import HistoryMode, Prediction, PromptContext, SimRequest, Trajectory, Turn
@@ -49,6 +51,28 @@ def read_history(path: Path) -> tuple[list[Turn], Trajectory | None]:
     return trajectory.turns, trajectory
 
 
+def sourced_turns(
+    turns: list[Turn], trajectory: Trajectory | None, path: Path | None
+) -> list[Turn]:
+    """The turns of a history file (or a world) with each real observation's source.
+
+    A recording's turn keeps its own (`turn_provenance`); a bare list of turns is a recording
+    of that file.
+    """
+    out = []
+    for index, turn in enumerate(turns):
+        if turn.observation is not None and turn.provenance is None:
+            if trajectory is not None:
+                found = turn_provenance(trajectory, index)
+            else:
+                found = Recorded(dataset="history file", row_id=str(path), turn=index + 1)
+            if path is not None and isinstance(found, Recorded) and found.file is None:
+                found = found.model_copy(update={"file": str(path)})
+            turn = turn.model_copy(update={"provenance": found})
+        out.append(turn)
+    return out
+
+
 def build_request(
     settings: Settings,
     domain: str | None,
@@ -74,11 +98,14 @@ def build_request(
         turns, trajectory = list(world[1].turns), world[1]
         if domain is not None and domain != trajectory.domain:
             raise BadInputError(f"The world is in the {trajectory.domain} domain, not {domain}.")
+    turns = sourced_turns(turns, trajectory, history_file)
     reference = None
+    source = None
     if turn is not None:
         if not 1 <= turn <= len(turns):
             raise BadInputError(f"--turn must be between 1 and {len(turns)}, got {turn}.")
         reference = turns[turn - 1].observation
+        source = turns[turn - 1].provenance
         action = action or turns[turn - 1].action
         turns = turns[: turn - 1]
     domain = domain or (trajectory.domain if trajectory else None)
@@ -97,6 +124,7 @@ def build_request(
         history_mode=history_mode,
         params=world[0].params(settings.sampling()) if world else settings.sampling(),
         reference=reference,
+        reference_provenance=source,
         grounding_exclude=own_recording(trajectory.id if trajectory else None),
     )
 
@@ -112,6 +140,8 @@ def prediction_json(prediction: Prediction, request: SimRequest) -> dict[str, An
     out["history_mode"] = request.history_mode.value
     out["reference"] = request.reference
     out["reference_source"] = request.reference_origin if request.reference is not None else None
+    source = reference_provenance(request)
+    out["reference_provenance"] = stored(source) if source is not None else None
     return out
 
 

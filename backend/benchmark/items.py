@@ -20,7 +20,9 @@ from backend.errors import BadInputError
 from backend.grounding.fingerprint import step_path
 from backend.grounding.transitions import own_recording
 from backend.history import state_before
+from backend.provenance import Provenance, Recorded
 from backend.registry import Registry
+from backend.sources import turn_provenance
 from backend.types import (
     HistoryMode,
     PromptContext,
@@ -52,6 +54,8 @@ class BenchItem(BaseModel):
         own_path: the content fingerprints of its recording up to this turn, where its history
             no longer starts at the recording's start (cut to a token budget); empty: read
             from its history.
+        source: where `reference` came from (`backend.provenance`); left out of the item's
+            dump, so a dataset's digest is its content's alone.
     """
 
     item_id: str
@@ -67,6 +71,7 @@ class BenchItem(BaseModel):
     verbatim: VerbatimChat | None = None
     row: dict[str, Any] | None = None
     own_path: tuple[str, ...] = ()
+    source: Provenance | None = Field(default=None, exclude=True)
 
     def official_row(self) -> dict[str, Any]:
         """The item as an AgentWorldBench row: its own, or one laid out from its turns."""
@@ -109,6 +114,7 @@ class BenchItem(BaseModel):
             history_mode=history_mode,
             params=params,
             reference=self.reference,
+            reference_provenance=self.source,
             grounding_exclude=own_recording(self.trajectory_key),
             own_path=self.own_path
             or step_path(self.domain, self.initial_state, self.history, self.action),
@@ -134,6 +140,7 @@ def items_from_trajectories(trajectories: list[Trajectory]) -> list[BenchItem]:
                         history=trajectory.turns[:index],
                         action=turn.action,
                         reference=turn.observation,
+                        source=turn_provenance(trajectory, index),
                     )
                 )
     return items
@@ -155,6 +162,12 @@ def items_from_agentworldbench(path: Path) -> list[BenchItem]:
             reference=item.ground_truth,
             verbatim=item.verbatim,
             row=item.raw,
+            source=Recorded(
+                dataset="agentworldbench",
+                file=str(path),
+                row_id=f"{item.domain}/{item.id}",
+                turn=item.turn_idx,
+            ),
         )
         for item in loaded.items
     ]

@@ -21,6 +21,7 @@ from backend.benchmark.sessions import BenchSessions
 from backend.benchmark.store import ItemRow, ItemStore
 from backend.errors import AWPError
 from backend.jobs import raise_if_cancelled
+from backend.provenance import stored
 from backend.scoring import headline_metric
 from backend.scoring.judge import Judge, JudgeItem
 from backend.simulate import Simulator
@@ -66,6 +67,8 @@ def scored_row(engine: str, item: BenchItem, prediction: Prediction, scores: Sco
         answered_by=prediction.answered_by,
         confidence=prediction.confidence,
         history_dropped=prediction.history_dropped,
+        provenance=stored(prediction.provenance) if prediction.provenance else None,
+        reference_provenance=stored(item.source) if item.source else None,
         raw_output=prediction.raw_text,
     )
     if scores.problem:

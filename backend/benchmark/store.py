@@ -61,6 +61,16 @@ class ItemRow(BaseModel):
         description="The item's oldest history turns left out so its prompt fit the engine's "
         "context (`backend.history.fit_context`); 0 when none were, or in earlier rows.",
     )
+    provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="Where the predicted observation came from (`backend.provenance`): the "
+        "engine and model, or the reality a record answer gave; None in earlier rows.",
+    )
+    reference_provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="Where the item's reference came from (its recording's import, turn); "
+        "None in earlier rows.",
+    )
     raw_output: str | None = Field(
         default=None,
         exclude=True,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from backend.provenance import ReviewState
+from backend.provenance import Provenance, ReviewState, stored
 from backend.scoring.judge import JUDGE_PREFIX
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 from backend.verdicts import Verdict, truth
@@ -74,6 +74,8 @@ class ExportRecord:
         confidence: the model's confidence in the prediction, when known.
         history_dropped: the oldest turns left out of `messages` to fit the engine's context,
             when known (None for predictions stored before it was kept).
+        provenance: where the prediction's observation came from (`backend.provenance`).
+        real_provenance: where the real observation came from (None when it is unknown).
 
     """
 
@@ -102,6 +104,8 @@ class ExportRecord:
     answered_by: str | None = None
     confidence: float | None = None
     history_dropped: int | None = None
+    provenance: Provenance | None = None
+    real_provenance: Provenance | None = None
 
     def links(self) -> dict[str, Any]:
         """The link columns every export row carries (`backend.export.rows.LinkedRow`)."""
@@ -121,6 +125,8 @@ class ExportRecord:
             "answered_by": self.answered_by,
             "confidence": self.confidence,
             "history_dropped": self.history_dropped,
+            "provenance": stored(self.provenance) if self.provenance else None,
+            "real_provenance": stored(self.real_provenance) if self.real_provenance else None,
         }
 
     @property

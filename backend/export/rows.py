@@ -21,6 +21,32 @@ class Message(BaseModel):
     content: str
 
 
+class ProvenanceColumn(BaseModel):
+    """An observation's source as an export column (`backend.provenance`, one flat struct).
+
+    `kind` says which of the four it is; the fields of the other kinds are null, so every row
+    of a Parquet file has one schema.
+    """
+
+    kind: str = Field(description="recorded, live, correction or predicted.")
+    dataset: str | None = Field(default=None, description="recorded: the import's source.")
+    file: str | None = Field(default=None, description="recorded: the file it was read from.")
+    row_id: str | None = Field(default=None, description="recorded: the recording's id.")
+    turn: int | None = Field(default=None, description="recorded: the 1-based turn.")
+    fingerprint: str | None = Field(default=None, description="recorded: content fingerprint.")
+    sandbox: str | None = Field(default=None, description="live: what ran it.")
+    run: str | None = Field(default=None, description="live: the run it belongs to.")
+    at: str | None = Field(default=None, description="live: when it was observed (UTC).")
+    annotation_id: int | None = Field(default=None, description="correction: the annotation.")
+    author: str | None = Field(default=None, description="correction: who wrote it.")
+    role: str | None = Field(default=None, description="correction: the author's role.")
+    review: str | None = Field(default=None, description="correction: its review state.")
+    trusted_by: str | None = Field(default=None, description="correction: why it is trusted.")
+    engine: str | None = Field(default=None, description="predicted: the engine.")
+    model: str | None = Field(default=None, description="predicted: the model.")
+    spec: str | None = Field(default=None, description="predicted: the world spec's digest.")
+
+
 class LinkedRow(BaseModel):
     """Columns every export row carries: the domain and the ids of its sources."""
 
@@ -59,6 +85,17 @@ class LinkedRow(BaseModel):
         default=None,
         description="The oldest history turns left out of the prompt so it fit the engine's "
         "context (0: none); None for predictions stored before it was kept.",
+    )
+    provenance: ProvenanceColumn | None = Field(
+        default=None,
+        description="Where the prediction's observation came from (`backend.provenance`: "
+        "`predicted` engine and model, or the `recorded`/`live`/`correction` reality of an "
+        "exact answer).",
+    )
+    real_provenance: ProvenanceColumn | None = Field(
+        default=None,
+        description="Where the step's real observation came from (`recorded` import, `live` "
+        "run, `correction`); None when it is unknown.",
     )
 
 

@@ -32,6 +32,7 @@ from backend.data.formats.atif import (
 from backend.errors import ExportError
 from backend.export.records import ExportContext, ExportRecord
 from backend.history import state_after
+from backend.provenance import stored
 
 AGENT_NAME = "agentworld-playground"
 AGENT_VERSION = "1"
@@ -61,6 +62,8 @@ def _outcome(record: ExportRecord) -> dict[str, Any]:
         "verdict": record.annotation.verdict.value if record.annotation else None,
         "scores": {score.name: score.value for score in record.scores},
         "world_model": {"engine": record.engine, "model": record.model},
+        "provenance": stored(record.provenance) if record.provenance else None,
+        "real_provenance": stored(record.real_provenance) if record.real_provenance else None,
     }
 
 
@@ -80,8 +83,13 @@ def build_atif(record: ExportRecord, ctx: ExportContext) -> Iterator[AtifTraject
             )
         )
     calls = _calls(record)
+    sources = [turn.provenance for turn in record.history]
     for index, (call, shown) in enumerate(calls, start=1):
         last = index == len(calls)
+        source = sources[index - 1] if index <= len(sources) else None
+        extra = {"world_model": _outcome(record)} if last else None
+        if source is not None:
+            extra = {"provenance": stored(source)}
         steps.append(
             AtifStep(
                 step_id=len(steps) + 1,
@@ -92,7 +100,7 @@ def build_atif(record: ExportRecord, ctx: ExportContext) -> Iterator[AtifTraject
                 observation=AtifObservation(
                     results=[AtifResult(source_call_id=call.tool_call_id, content=shown)]
                 ),
-                extra={"world_model": _outcome(record)} if last else None,
+                extra=extra,
             )
         )
     yield AtifTrajectory(

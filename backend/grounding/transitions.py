@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from backend.grounding.fingerprint import recording_path
+from backend.provenance import Provenance
+from backend.sources import fingerprinted, turn_provenance
 from backend.types import Trajectory
 
 
@@ -36,6 +38,8 @@ class Transition:
             recording), which the leakage guard excludes; None when it belongs to none.
         path: the content fingerprints of its recording's steps from the start, itself last
             (`backend.grounding.fingerprint`); empty when unknown (the guard then has its id).
+        provenance: where `after` came from (`backend.provenance`): the turn's own source, or
+            the correction's; what a record answer stores as its prediction's provenance.
     """
 
     ref: str
@@ -45,6 +49,7 @@ class Transition:
     after: str
     trajectory_id: str | None
     path: tuple[str, ...] = ()
+    provenance: Provenance | None = None
 
     @property
     def fingerprint(self) -> str | None:
@@ -82,6 +87,7 @@ def trajectory_transitions(trajectory: Trajectory) -> list[Transition]:
                     turn.observation,
                     trajectory.id,
                     path=path[: index + 1],
+                    provenance=fingerprinted(turn_provenance(trajectory, index), path[index]),
                 )
             )
         before = turn.observation

@@ -41,8 +41,10 @@ from backend.envs.live.mcp_servers import Server, ServerSet
 from backend.envs.live.runtime import python_bin, python_executable
 from backend.errors import AWPError, BadActionError, BadInputError, LiveEnvironmentError
 from backend.integrations.mcp_definitions import Fixture, conformed, mcp_tool, observation_result
+from backend.provenance import Provenance, Recorded, describe, stored
 from backend.recording import NewSession, Recorder, SessionTarget, StepInput
 from backend.simulate import Simulator
+from backend.sources import live
 from backend.stepping import record_prediction, step_batch
 from backend.types import (
     HistoryMode,
@@ -58,6 +60,8 @@ SESSION_KIND = "mcp"
 META_SOURCE = "agentworld/answered_by"
 META_SESSION = "agentworld/session_id"
 META_STEP = "agentworld/step_id"
+META_PROVENANCE = "agentworld/provenance"
+META_SOURCE_WORDS = "agentworld/source"
 SOURCES = ("fixture", "record", "real", "world_model")
 """Who may answer a call, in the order they are asked."""
 
@@ -101,8 +105,10 @@ class RealServer(Protocol):
 class CallRecord(Protocol):
     """Earlier real answers of identical calls (`storage.tool_calls.ToolCallRecord`)."""
 
-    def answers(self, kind: str, domain: str, action: str) -> list[tuple[str, list[Any]]]:
-        """(observation, that session's tool definitions) pairs, the latest first."""
+    def answers(
+        self, kind: str, domain: str, action: str
+    ) -> list[tuple[str, list[Any], Provenance | None]]:
+        """(observation, that session's tool definitions, its source), the latest first."""
         ...
 
 
@@ -114,9 +120,13 @@ class Answer:
     observation: str
     session_id: int
     step_id: int
+    provenance: Provenance | None = None
 
     def result(self, tool: dict[str, Any] | None = None) -> dict[str, Any]:
         """The answer as an MCP tool result, its source and storage named in `_meta`.
+
+        `agentworld/answered_by` says who answered, `agentworld/provenance` where the
+        observation came from (`backend.provenance`), `agentworld/source` the same in words.
 
         Args:
             tool: the called tool's definition, whose output schema the result must meet.
@@ -127,6 +137,9 @@ class Answer:
             META_SESSION: self.session_id,
             META_STEP: self.step_id,
         }
+        if self.provenance is not None:
+            result["_meta"][META_PROVENANCE] = stored(self.provenance)
+            result["_meta"][META_SOURCE_WORDS] = describe(self.provenance)
         return result
 
 
@@ -239,8 +252,8 @@ class Mirror:
             found = self._known(name, arguments, action)
             if found is None:
                 return self._simulated(action)
-            source, observation, origin = found
-            return self._stored(action, source, observation, origin)
+            source, observation, origin, provenance = found
+            return self._stored(action, source, observation, origin, provenance)
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A call's MCP result; a world model that failed is an error result saying why.
@@ -257,19 +270,24 @@ class Mirror:
 
     def _known(
         self, name: str, arguments: dict[str, Any], action: str
-    ) -> tuple[str, str, ReferenceOrigin] | None:
-        """The first answer a fixture, the record or the real server gives (None: none does)."""
+    ) -> tuple[str, str, ReferenceOrigin, Provenance] | None:
+        """The first answer a fixture, the record or the real server gives (None: none does).
+
+        Each with its source: a fixture is a recorded answer of the mirror's fixtures, the
+        record's is the earlier real call's own, the real server's a live call now.
+        """
         fixture = next((f for f in self.fixtures if f.matches(name, arguments)), None)
         if fixture is not None:
-            return "fixture", fixture.observation(), "recorded"
+            pinned = Recorded(dataset="mcp fixtures", row_id=f"fixture:{fixture.tool}")
+            return "fixture", fixture.observation(), "recorded", pinned
         if self.record is not None:
             definition = self.definition(name)
-            for observation, tools in self.record.answers(SESSION_KIND, DOMAIN, action):
+            for observation, tools, earlier in self.record.answers(SESSION_KIND, DOMAIN, action):
                 if any(tool == definition for tool in tools):
-                    return "record", observation, "recorded"
+                    return "record", observation, "recorded", earlier or live(DOMAIN)
         if self.real is not None and name in self.allowed:
             try:
-                return "real", self.real.act(action).observation, "live"
+                return "real", self.real.act(action).observation, "live", live(DOMAIN)
             except LiveEnvironmentError:
                 return None  # the world model answers while the real server is down
         return None
@@ -312,12 +330,25 @@ class Mirror:
         )
         self._session = outcome.session_id
         self._turns.append(Turn(action=action, predicted=prediction.observation))
-        return Answer("world_model", prediction.observation, outcome.session_id, outcome.step_id)
+        return Answer(
+            "world_model",
+            prediction.observation,
+            outcome.session_id,
+            outcome.step_id,
+            prediction.provenance,
+        )
 
     def _stored(
-        self, action: str, source: str, observation: str, origin: ReferenceOrigin
+        self,
+        action: str,
+        source: str,
+        observation: str,
+        origin: ReferenceOrigin,
+        provenance: Provenance,
     ) -> Answer:
-        request = self._request(action, observation).model_copy(update={"reference_origin": origin})
+        request = self._request(action, observation).model_copy(
+            update={"reference_origin": origin, "reference_provenance": provenance}
+        )
         target = self._target(request)
         shadowed = step_batch(self.simulator, [request])[0][0] if self.shadow else None
         if shadowed is not None and shadowed.prediction is not None:
@@ -326,8 +357,9 @@ class Mirror:
             )
             session_id, step_id = outcome.session_id, outcome.step_id
         else:
-            record = self.recorder.record(target, StepInput(action, observation, origin))
+            step = StepInput(action, observation, origin, provenance=provenance)
+            record = self.recorder.record(target, step)
             session_id, step_id = record.session_id, record.step_id
         self._session = session_id
-        self._turns.append(Turn(action=action, observation=observation))
-        return Answer(source, observation, session_id, step_id)
+        self._turns.append(Turn(action=action, observation=observation, provenance=provenance))
+        return Answer(source, observation, session_id, step_id, provenance)

@@ -21,16 +21,25 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from backend.envs.live.base import LiveConfig
 from backend.envs.live.sandbox import HOME, Sandbox
 from backend.errors import BadInputError
+from backend.provenance import Live, Provenance
 from backend.recording import NewSession, Recorder, SessionTarget, StepInput
 from backend.simulate import Simulator
+from backend.sources import live
 from backend.stepping import record_prediction, step_batch
-from backend.types import HistoryMode, PromptContext, SamplingParams, SimRequest, Turn
+from backend.types import (
+    HistoryMode,
+    Prediction,
+    PromptContext,
+    SamplingParams,
+    SimRequest,
+    Turn,
+)
 
 DOMAIN = "terminal"
 SESSION_KIND = "inspect"
@@ -44,11 +53,16 @@ DURATION_S = 1.0
 
 @dataclass(frozen=True)
 class ShellResult:
-    """What one command did: its output, its exit status, its error output (often merged)."""
+    """What one command did: its output, its exit status, its error output (often merged).
+
+    `provenance` is where the screen it was read from came from (`backend.provenance`): the
+    world model's prediction, or a live sandbox's run; None where nothing was stored.
+    """
 
     returncode: int
     stdout: str
     stderr: str = ""
+    provenance: Provenance | None = None
 
 
 def command_text(cmd: list[str]) -> str:
@@ -139,7 +153,7 @@ class SimShell:
     _turns: list[Turn] = field(default_factory=list, init=False)
     _session: int | None = field(default=None, init=False)
 
-    def _step(self, keys: str) -> str:
+    def _step(self, keys: str) -> Prediction:
         request = SimRequest(
             domain=DOMAIN,
             context=PromptContext(task=self.task),
@@ -159,13 +173,14 @@ class SimShell:
         )
         self._session = outcome.session_id
         self._turns.append(Turn(action=prediction.action, predicted=prediction.observation))
-        return prediction.observation
+        return prediction
 
     def exec(
         self, cmd: list[str], stdin: str | None = None, cwd: str | None = None, timeout: float = 60
     ) -> ShellResult:
         """The command's output and status as the predicted screen shows them."""
-        return read_screen(self._step(typed(command_text(cmd), stdin, cwd)))
+        made = self._step(typed(command_text(cmd), stdin, cwd))
+        return replace(read_screen(made.observation), provenance=made.provenance)
 
     def write_file(self, path: str, contents: str) -> None:
         """Type the file as a heredoc (so the model knows it) and keep its exact contents."""
@@ -215,7 +230,7 @@ class LiveShell:
             self._sandbox = Sandbox(self.config).open()
         return self._sandbox
 
-    def _store(self, keys: str, screen: str) -> None:
+    def _store(self, keys: str, screen: str) -> Live:
         request = SimRequest(
             domain=DOMAIN,
             context=PromptContext(task=self.task),
@@ -224,8 +239,11 @@ class LiveShell:
             params=self.params,
         )
         target: SessionTarget = self._session or NewSession.for_request(request, SESSION_KIND)
-        record = self.recorder.record(target, StepInput(request.action, screen, "live"))
+        source = live(DOMAIN, str(self._session) if self._session else None)
+        step = StepInput(request.action, screen, "live", provenance=source)
+        record = self.recorder.record(target, step)
         self._session = record.session_id
+        return source
 
     def exec(
         self, cmd: list[str], stdin: str | None = None, cwd: str | None = None, timeout: float = 60
@@ -242,8 +260,8 @@ class LiveShell:
         keys = typed(command, stdin, cwd)
         shown = keys.rstrip("\n")
         screen = f"{PROMPT}{shown}\n{result.output}[exit {result.exit_code}]\n{PROMPT}"
-        self._store(keys, screen)
-        return ShellResult(result.exit_code, result.output)
+        source = self._store(keys, screen)
+        return ShellResult(result.exit_code, result.output, provenance=source)
 
     def write_file(self, path: str, contents: str) -> None:
         """Write the file in the sandbox (its folders made)."""

@@ -20,11 +20,12 @@ from backend.compare.futures import spread
 from backend.domains.base import get_domain
 from backend.errors import AWPError, BadInputError, UnknownNameError
 from backend.history import state_before
+from backend.provenance import stored
 from backend.recording import NewSession, Recorder
 from backend.scoring import headline_metric
 from backend.simulate import Simulator
 from backend.stepping import MAX_SAMPLES, compare, record_prediction, record_samples, step_batch
-from backend.types import PromptContext, SamplingParams, SimRequest, Turn
+from backend.types import Prediction, PromptContext, SamplingParams, SimRequest, Turn
 
 SESSION_KIND = "mcp"
 
@@ -129,6 +130,11 @@ def _parsed(model: type[BaseModel], arguments: dict[str, Any]) -> Any:
         raise BadInputError(problems) from None
 
 
+def sourced(prediction: Prediction) -> dict[str, Any] | None:
+    """Where a prediction's observation came from, as the answer carries it."""
+    return stored(prediction.provenance) if prediction.provenance is not None else None
+
+
 def text_result(data: dict[str, Any], error: bool = False) -> dict[str, Any]:
     """An MCP result holding `data` as structured content and as its JSON text."""
     text = json.dumps(data, ensure_ascii=False, indent=2)
@@ -196,6 +202,8 @@ class WorldModelTools:
             "finish_reason": prediction.finish_reason,
             "engine": prediction.engine,
             "model": prediction.model,
+            "answered_by": prediction.answered_by,
+            "provenance": sourced(prediction),
             "session_id": outcome.session_id,
             "prediction_id": outcome.prediction_id,
         }
@@ -210,6 +218,7 @@ class WorldModelTools:
         previous = state_before(request.history, request.initial_state)
         return {
             "futures": [outcome.prediction.observation for outcome in outcomes],
+            "provenance": [sourced(outcome.prediction) for outcome in outcomes],
             "spread": asdict(spread(step.domain, samples, previous)),
             "session_id": outcomes[0].session_id,
             "prediction_ids": [outcome.prediction_id for outcome in outcomes],

@@ -116,13 +116,15 @@ class StepRow(Base):
 
     `answered_by` says whose observation the session goes on from (`backend.types.AnsweredBy`:
     model, record, executor, live); None for recorded turns copied in as history and for steps
-    stored before it existed.
+    stored before it existed. `provenance` says where `real_observation` came from
+    (`backend.provenance`); a real observation without it is refused.
     """
 
     __tablename__ = "step"
     __table_args__ = (
         UniqueConstraint("session_id", "index"),
         CheckConstraint(f"origin IS NULL OR origin IN {_ORIGINS}", name="origin"),
+        CheckConstraint("real_observation IS NULL OR provenance IS NOT NULL", name="provenance"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -156,7 +158,8 @@ class PredictionRow(Base):
     `confidence` is the model's own confidence in [0, 1] (`backend.confidence`), None unknown.
     `history_dropped` is how many of the oldest history turns were left out of `prompt` so it
     fit the engine's context (`backend.history.fit_context`); None for predictions stored
-    before it was kept.
+    before it was kept. `provenance` is where `observation` came from (the engine and model, or
+    the reality an exact answer gave); never NULL.
     """
 
     __tablename__ = "prediction"
@@ -179,7 +182,7 @@ class PredictionRow(Base):
     grounded_by: Mapped[list[str] | None] = mapped_column(JSON)
     confidence: Mapped[float | None] = mapped_column(Float)
     history_dropped: Mapped[int | None] = mapped_column(Integer)
-    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    provenance: Mapped[dict[str, Any]] = mapped_column(JSON(none_as_null=True))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
 
     step: Mapped[StepRow] = relationship(back_populates="predictions")

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from storage.models.base import Base, TimestampMixin
@@ -36,10 +45,17 @@ class TrajectoryRow(TimestampMixin, Base):
 
 
 class TurnRow(Base):
-    """One (action, observation) turn of a trajectory, 0-based `index`."""
+    """One (action, observation) turn of a trajectory, 0-based `index`.
+
+    `provenance` says where `observation` came from (`backend.provenance`: an import's dataset,
+    file and row, or a live run); an observation without it is refused.
+    """
 
     __tablename__ = "turn"
-    __table_args__ = (UniqueConstraint("trajectory_id", "index"),)
+    __table_args__ = (
+        UniqueConstraint("trajectory_id", "index"),
+        CheckConstraint("observation IS NULL OR provenance IS NOT NULL", name="provenance"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     trajectory_id: Mapped[str] = mapped_column(ForeignKey("trajectory.id", ondelete="CASCADE"))

@@ -150,7 +150,8 @@ def test_a_hybrid_swe_step_says_who_answered(browser, live_app: RunningApp, shot
         page.locator("#pg-action textarea").fill(json.dumps(edit))
         wait_for_text(page, "#pg-check", "valid action")
         step(page)
-        assert "answered by executor" in page.locator("#pg-status").inner_text()
+        status = page.locator("#pg-status").inner_text()
+        assert "answered by the executor: a live executor:swe run" in status
         assert "Answered exactly (executor)" in page.locator("#pg-predicted").inner_text()
         shot(page, "hybrid-swe-editor-step")
         tests = {"name": "bash", "arguments": {"command": "python -m pytest -q"}}

@@ -17,6 +17,7 @@ from storage.arena import ArenaStore
 from storage.judging import items_to_judge
 from storage.sessions import SessionStore
 from tests.support.postgres import fake_prediction
+from tests.support.sessions import source_of
 
 DIMS = ("format", "factuality", "consistency", "realism", "quality")
 
@@ -39,7 +40,9 @@ def step(
     )
     model = f"baseline:{engine}" if engine in ("oracle", "persistence") else "m"
     prediction = fake_prediction(f"{engine} says", engine=engine, model=model)
-    record = store.record(target, StepInput("act", real, origin, prediction))  # type: ignore[arg-type]
+    source = source_of(origin) if real is not None else None
+    step = StepInput("act", real, origin, prediction, provenance=source)  # type: ignore[arg-type]
+    record = store.record(target, step)
     assert record.prediction_id is not None
     return record.step_id, record.prediction_id
 

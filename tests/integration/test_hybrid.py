@@ -161,6 +161,7 @@ def test_the_playground_offers_hybrid_and_says_who_answered(tmp_path: Path) -> N
 def test_exact_answers_are_exported_but_never_queued_for_review(database: Database) -> None:
     from backend.recording import NewSession
     from backend.simulate import exact_prediction
+    from backend.sources import live_answer
     from backend.stepping import record_prediction
     from backend.types import HistoryMode, SamplingParams, SimRequest
     from storage.annotations import AnnotationQueue
@@ -175,7 +176,16 @@ def test_exact_answers_are_exported_but_never_queued_for_review(database: Databa
     )
     target = NewSession("swe", HistoryMode.TEACHER_FORCED, SamplingParams(), engine="e", model="m")
     outcome = record_prediction(
-        store, target, request, exact_prediction(request.action, "listing", "executor", "live:swe")
+        store,
+        target,
+        request,
+        exact_prediction(
+            request.action,
+            "listing",
+            "executor",
+            "live:swe",
+            provenance=live_answer("swe", "executor"),
+        ),
     )
     queue = AnnotationQueue(database.session_factory)
     assert queue.claim_next("ann") is None
@@ -187,6 +197,7 @@ def test_exact_answers_are_exported_but_never_queued_for_review(database: Databa
 
 
 def test_the_queue_offers_the_least_confident_first_when_asked(database: Database) -> None:
+    from backend.provenance import Predicted
     from backend.recording import NewSession
     from backend.simulate import exact_prediction
     from backend.stepping import record_prediction
@@ -200,7 +211,12 @@ def test_the_queue_offers_the_least_confident_first_when_asked(database: Databas
     for confidence in (0.9, None, 0.2, 0.6):
         request = SimRequest(domain="swe", action=EDITS[0])
         made = exact_prediction(request.action, "x", "executor", "m").model_copy(
-            update={"engine": "e", "answered_by": "model", "confidence": confidence}
+            update={
+                "engine": "e",
+                "answered_by": "model",
+                "confidence": confidence,
+                "provenance": Predicted(engine="e", model="m"),
+            }
         )
         ids.append(record_prediction(store, target, request, made).prediction_id)
         target = store.load_session(store.list_sessions()[0].id).id

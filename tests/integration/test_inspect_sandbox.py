@@ -21,7 +21,7 @@ from inspect_ai.tool import bash
 from inspect_ai.util import sandbox
 
 from app.context import build_context
-from app.inspect_sandbox import AwpSandboxConfig
+from app.inspect_sandbox import PROVENANCE_KEY, AwpSandboxConfig
 from tests.support.fake_openai import FakeOpenAIServer, json_reply
 from tests.support.live import skip_unless_live
 
@@ -102,6 +102,11 @@ def test_a_bash_task_runs_against_the_world_model_unchanged(
     assert session.kind == "inspect" and session.domain == "terminal"
     assert [len(step.predictions) for step in session.steps] == [1, 1]
     assert session.steps[1].predictions[0].prediction.observation == SCREEN.strip()
+    # Each command's answer logs where it came from: the world model that predicted it.
+    sources = [e.data[PROVENANCE_KEY] for e in sample.events if e.event == "info"]
+    assert sources and all(
+        s == {"kind": "predicted", "engine": "openai", "model": "world"} for s in sources
+    )
 
 
 @skip_unless_live("terminal")
@@ -123,6 +128,9 @@ def test_the_live_backing_runs_the_commands_for_real(
         (summary,) = context.sessions.list_sessions()
         session = context.sessions.load_session(summary.id)
     assert [step.origin for step in session.steps] == ["live", "live", "live"]
+    assert all(step.provenance and step.provenance.kind == "live" for step in session.steps)
+    sources = [e.data[PROVENANCE_KEY] for e in sample.events if e.event == "info"]
+    assert sources and {s["kind"] for s in sources} == {"live"}
     assert all(not step.predictions for step in session.steps)
 
 

@@ -38,6 +38,9 @@ def test_live_steps_are_scored_against_reality_and_stored(app: RunningApp) -> No
 
     first = step(client, ECHO)
     assert "hello-live" in first["real"] and "Real (live) after step 1" in first["real"]
+    # Each side names its source, read from the stored provenance.
+    assert "live: a live terminal run #live/terminal/" in first["real"]
+    assert "predicted by persistence (baseline:persistence)" in first["predicted"]
     assert "screen_delta" in first["scores"]
     second = step(client, PWD)
     assert "/home/user" in second["real"]

@@ -26,7 +26,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from app.context import build_context
-from backend.integrations.mcp_mirror import META_SOURCE
+from backend.integrations.mcp_mirror import META_PROVENANCE, META_SOURCE
+from backend.provenance import Recorded
 from tests.support.app_server import free_port
 from tests.support.live import skip_unless_live
 
@@ -102,6 +103,11 @@ def source(result: Any) -> str:
     return str((result.meta or {})[META_SOURCE])
 
 
+def provenance(result: Any) -> dict[str, Any]:
+    """Where the result's observation came from, as `_meta` names it."""
+    return dict((result.meta or {})[META_PROVENANCE])
+
+
 def stored_sessions() -> list[Any]:
     with build_context() as context:
         return [context.sessions.load_session(s.id) for s in context.sessions.list_sessions()]
@@ -122,6 +128,16 @@ def test_the_sdk_client_over_stdio_lists_the_tools_and_each_call_says_who_answer
     pinned, simulated, missing, unknown = results
     assert source(pinned) == "fixture" and pinned.content[0].text == "Sunny, 21C"
     assert source(simulated) == "world_model"
+    assert provenance(pinned) == {
+        "kind": "recorded",
+        "dataset": "mcp fixtures",
+        "row_id": "fixture:get_weather",
+    }
+    assert provenance(simulated) == {
+        "kind": "predicted",
+        "engine": "persistence",
+        "model": "baseline:persistence",
+    }
     assert isinstance(missing, MCPError) and "city" in missing.message
     assert isinstance(unknown, MCPError) and "send_email" in unknown.message
 
@@ -132,6 +148,7 @@ def test_the_sdk_client_over_stdio_lists_the_tools_and_each_call_says_who_answer
     ]
     fixture_step, model_step = session.steps
     assert fixture_step.origin == "recorded" and not fixture_step.predictions
+    assert fixture_step.provenance == Recorded(dataset="mcp fixtures", row_id="fixture:get_weather")
     assert json.loads(fixture_step.real_observation)["content"][0]["text"] == "Sunny, 21C"
     (stored,) = model_step.predictions
     prediction = stored.prediction
@@ -155,6 +172,9 @@ def test_a_mirrored_server_answers_allowed_tools_then_its_record_answers_repeats
     real, repeat, _ = results
     assert real.structured_content["timezone"] == "Etc/UTC"
     assert repeat.structured_content == real.structured_content
+    # The record answers with the earlier real call's own source: a live mcp call, its time.
+    assert provenance(real)["kind"] == "live" and provenance(real)["sandbox"] == "mcp"
+    assert provenance(repeat) == provenance(real)
 
     _, later = asyncio.run(stdio_calls(server_env, [*mirror, "--no-real"], [now]))
     assert source(later[0]) == "record" and later[0].structured_content == real.structured_content

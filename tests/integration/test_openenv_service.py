@@ -81,6 +81,10 @@ def test_http_reset_then_step_runs_an_episode(tmp_path: Path) -> None:
         # The oracle returns the recorded screen: the episode was reset and stepped.
         assert step.json()["observation"]["text"] == RECORDING.turns[0].observation
         assert step.json()["reward"] == 1.0
+        # The answer names both sources: the oracle that answered, the recording it follows.
+        info = step.json()["observation"]["info"]
+        assert (info["provenance"]["kind"], info["provenance"]["engine"]) == ("predicted", "oracle")
+        assert info["reference_provenance"]["row_id"] == RECORDING.id
         state = http.get("/state", headers={SESSION_HEADER: session}).json()
         assert state["step_count"] == 1 and state["domain"] == "terminal"
         assert http.post("/close", headers={SESSION_HEADER: session}).status_code == 200

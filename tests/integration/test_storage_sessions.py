@@ -17,7 +17,7 @@ from backend.types import ChatMessage, HistoryMode, Prediction, PromptContext, S
 from storage.db import session_scope
 from storage.models import PredictionRow, PromptTextRow, ScoreRow, SessionRow, StepRow
 from storage.sessions import SessionStore
-from tests.support.sessions import SessionWriter
+from tests.support.sessions import SessionWriter, source_of
 
 PARAMS = SamplingParams(temperature=0.2, seed=7)
 
@@ -147,7 +147,10 @@ def test_steps_without_prediction_and_bad_input(database) -> None:
         store.record(record.session_id + 100, StepInput("ls"))
     with pytest.raises(NotFoundError):
         store.load_session(record.session_id + 100)
-    store.set_real_observation(session.add("pwd").step_id, "/root", "annotator")
+    pwd = session.add("pwd").step_id
+    with pytest.raises(BadInputError, match="provenance"):
+        store.set_real_observation(pwd, "/root", "annotator", None)
+    store.set_real_observation(pwd, "/root", "annotator", source_of("annotator"))
     steps = store.load_session(record.session_id).steps
     assert [(s.index, s.real_observation, s.origin) for s in steps] == [
         (0, "out", "recorded"),

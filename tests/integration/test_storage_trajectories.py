@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from backend.errors import NotFoundError
+from backend.provenance import Recorded
+from backend.sources import turn_sources
 from backend.types import Trajectory, Turn
 from storage.sessions import SessionStore
 from storage.trajectories import TrajectoryStore
@@ -26,16 +28,31 @@ def trajectory(tid: str, domain: str = "terminal", turns: int = 2, **kwargs: obj
     )
 
 
+def with_provenance(trajectory: Trajectory) -> Trajectory:
+    """The recording as storage returns it: each turn with its source filled in."""
+    turns = [
+        turn.model_copy(update={"provenance": source})
+        for turn, source in zip(trajectory.turns, turn_sources(trajectory), strict=True)
+    ]
+    return trajectory.model_copy(update={"turns": turns})
+
+
 def test_upsert_round_trip_and_replace(database) -> None:
     store = TrajectoryStore(database.session_factory)
     original = trajectory("t1", commit="abc", notes="n", action_inferred=True)
     store.upsert(original)
-    assert store.get("t1") == original
+    # Storage keeps each turn's source: the import's dataset, row and turn.
+    assert store.get("t1") == with_provenance(original)
+    second = store.get("t1").turns[1].provenance
+    assert isinstance(second, Recorded) and second.fingerprint  # the step's content hash
+    assert second.model_copy(update={"fingerprint": None}) == Recorded(
+        dataset="test", row_id="t1", turn=2
+    )
     replaced = trajectory("t1", turns=1).model_copy(
         update={"turns": [Turn(action="new", observation=None, predicted="p")]}
     )
     store.upsert(replaced)
-    assert store.get("t1") == replaced
+    assert store.get("t1") == with_provenance(replaced)
     assert store.exists("t1") and not store.exists("t2")
     with pytest.raises(NotFoundError):
         store.get("t2")
@@ -54,7 +71,7 @@ def test_listing_counts_and_streaming(database) -> None:
     assert [(s.id, s.turns) for s in listed] == [("t002", 2), ("t004", 0), ("t005", 1)]
     streamed = list(store.iter_trajectories(domain="web"))
     assert [t.id for t in streamed] == [t.id for t in items if t.domain == "web"]
-    assert streamed[5] == items[15]
+    assert streamed[5] == with_provenance(items[15])
 
 
 def test_delete_keeps_sessions(database) -> None:

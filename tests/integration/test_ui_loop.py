@@ -75,7 +75,7 @@ def test_recorded_step_shows_prediction_and_real_state(client: Client):
     assert CORRECTED in out["predicted"] and CORRECTED in out["real"]
     assert "Identical." in out["diff"]
     assert "1.00" in out["scores"]
-    assert out["timeline"]["data"][0][2] == "oracle"
+    assert out["timeline"]["data"][0][2] == "oracle (baseline:oracle)"
     assert "exit=$?" in out["action"]  # the recording's next action is pre-filled
 
 

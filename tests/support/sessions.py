@@ -9,9 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from backend.provenance import Correction, Live, Provenance, Recorded
 from backend.recording import NewSession, ScoreLike, StepInput, StepRecord
 from backend.types import HistoryMode, Prediction, SamplingParams, Turn
 from storage.sessions import SessionStore
+
+
+def source_of(origin: str | None, domain: str = "terminal") -> Provenance | None:
+    """A test observation's source, as its origin says (None without an origin)."""
+    if origin == "recorded":
+        return Recorded(dataset="test", row_id="test-recording")
+    if origin == "live":
+        return Live(sandbox=domain)
+    if origin == "annotator":
+        return Correction(annotation_id=0, author="test-annotator")
+    return None
 
 
 class SessionWriter:
@@ -55,10 +67,17 @@ class SessionWriter:
         prediction: Prediction | None = None,
         scores: Sequence[ScoreLike] = (),
         prefix: Sequence[Turn] = (),
+        provenance: Provenance | None = None,
     ) -> StepRecord:
-        """Store one step (creating the session first time) and return what was stored."""
+        """Store one step (creating the session first time) and return what was stored.
+
+        The real observation's source is `provenance`, else a test one its origin says.
+        """
         target = self.new if self.session_id is None else self.session_id
-        step = StepInput(action, real, origin, prediction, scores)  # type: ignore[arg-type]
+        source = provenance or (source_of(origin, self.new.domain) if real is not None else None)
+        step = StepInput(  # type: ignore[arg-type]
+            action, real, origin, prediction, scores, provenance=source
+        )
         record = self.store.record(target, step, prefix)
         self.session_id = record.session_id
         return record

@@ -12,6 +12,7 @@ from backend.export.arrow import arrow_schema
 from backend.export.builders import FORMATS
 from backend.export.records import ExportAnnotation, ExportContext, ExportRecord, ExportScore
 from backend.parsing import parse_output
+from backend.provenance import Predicted, Recorded
 from backend.scoring.reward import FORMULA_VERSION
 from backend.types import ChatMessage, HistoryMode, PromptContext, Turn
 from backend.verdicts import Verdict
@@ -33,6 +34,8 @@ LINKS = [
     "answered_by",
     "confidence",
     "history_dropped",
+    "provenance",
+    "real_provenance",
 ]
 CONTENT = {
     "sft": ["prompt", "completion"],
@@ -116,6 +119,8 @@ def record(
         answered_by="model",
         confidence=0.75,
         history_dropped=2,
+        provenance=Predicted(engine="fake", model="m"),
+        real_provenance=Recorded(dataset="bundled", file="r.jsonl", row_id="rec-1", turn=2),
     )
     values.update(changes)
     return ExportRecord(**values)  # type: ignore[arg-type]
@@ -134,7 +139,19 @@ def test_columns_are_pinned(name: str) -> None:
     assert arrow_schema(model).names == expected
     built = rows(name, record())
     assert built and all(list(row) == expected for row in built)
-    assert {k: built[0][k] for k in LINKS} == {
+    # Each observation's source travels with the row, in one flat struct per source.
+    assert (
+        built[0]["provenance"]["kind"] == "predicted" and built[0]["provenance"]["engine"] == "fake"
+    )
+    real = built[0]["real_provenance"]
+    assert (real["kind"], real["dataset"], real["file"], real["row_id"], real["turn"]) == (
+        "recorded",
+        "bundled",
+        "r.jsonl",
+        "rec-1",
+        2,
+    )
+    assert {k: built[0][k] for k in LINKS if "provenance" not in k} == {
         "domain": "terminal",
         "session_id": 1,
         "step_id": 2,

@@ -12,10 +12,13 @@ import gradio as gr
 from backend.domains.base import get_domain
 from backend.envs.live.run import live_source
 from backend.history import state_before
+from backend.sources import reference_provenance
+from backend.types import SimRequest
 from storage.annotations.types import CorrectionPlace
 from storage.trajectories import TrajectoryStore
 from ui import views
 from ui.play import Partial, Preparing
+from ui.provenance import answered_words, real_words
 from ui.renderers import render as render_observation
 from ui.renderers import render_diff
 from ui.renderers.base import esc
@@ -104,6 +107,16 @@ def render(prefix: str, values: list[Any]) -> StepView:
     )
 
 
+def real_of(request: SimRequest) -> str:
+    """The source of a streaming step's known reference, in words."""
+    return real_words(request.reference_origin, reference_provenance(request))
+
+
+def source_line(words: str) -> str:
+    """Where a panel's observation came from, in words, under its caption (`ui.provenance`)."""
+    return f'<div class="awp-source">{esc(words)}</div>'
+
+
 def caption(index: int, action: str, what: str) -> str:
     """A line naming the step a panel belongs to, so no panel passes for another step's."""
     return (
@@ -175,7 +188,7 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
     exact = prediction.answered_by != "model"
     note = (
         f"Stored as prediction #{last.prediction_id}, step {index} of session "
-        f"#{session.session_id}: reality itself, nothing to correct."
+        f"#{session.session_id}: {answered_words(prediction)}, nothing to correct."
         if exact
         else f"Stored as prediction #{last.prediction_id}, step {index} of session "
         f"#{session.session_id}; open it on the Annotate page to correct it."
@@ -197,8 +210,11 @@ def present(session: PlaySession, places: Mapping[int, CorrectionPlace] | None =
         render_observation(renderer, prior),
         task_html(session) + live_chips(live) + status_html(prediction, note, places),
         caption(index, last.action, answered)
+        + source_line(answered_words(prediction))
         + render_observation(renderer, prediction.observation, prior),
-        caption(index, last.action, f"Real ({last.origin or 'unknown'})") + real,
+        caption(index, last.action, f"Real ({last.origin or 'unknown'})")
+        + (source_line(real_words(last.origin, last.provenance)) if last.real is not None else "")
+        + real,
         render_observation("text", prediction.reasoning or "(no reasoning)"),
         scores_html(last.scores, last.real is not None, session.domain),
         render_diff(prediction.observation, last.real, kind=renderer),
@@ -246,7 +262,9 @@ def streaming(view: StepView, event: Partial | Preparing) -> dict[gr.components.
         view.before: render_observation(renderer, previous),
         view.status: status,
         view.predicted: text,
-        view.real: caption(event.index, request.action, "Real (recorded)") + real,
+        view.real: caption(event.index, request.action, "Real (recorded)")
+        + (source_line(real_of(request)) if request.reference is not None else "")
+        + real,
         view.reasoning: "",
         view.scores: empty("Scores appear when the prediction is complete."),
         view.diff: empty("The diff appears when the prediction is complete."),

@@ -16,18 +16,20 @@ import gradio as gr
 
 from backend.engines.base import engine_spec
 from backend.engines.transformers_engine import TransformersEngine
+from backend.provenance import Live, describe
 from backend.simulate import Simulator
 from backend.spec import Purpose, WorldSpec
 from storage.models import SessionKind
 from ui.errors import inline
 from ui.play import Done, Playground, live_closure
+from ui.provenance import answered_words, real_words
 from ui.queueing import blocking_turn
 from ui.renderers.base import esc
 from ui.replay import run_trajectory
 from ui.services import EngineChoice, Services
 from ui.session import PlaySession
 from ui.users import User
-from ui.views import empty
+from ui.views import empty, short
 
 INTRO = """\
 A **world model** predicts what an agent's environment shows next: given what the agent has
@@ -174,14 +176,43 @@ def _done(title: str, session: PlaySession, took: float, extra: str = "") -> str
 
 
 def _last_step(session: PlaySession) -> str:
-    """The last step's prediction beside its real output, as preformatted text."""
+    """The last step's action, then its prediction beside its real output, each with its source.
+
+    Both sources come from the stored provenance (`ui.provenance`): who answered and from
+    where on the left, where the real state came from on the right.
+    """
     step = session.steps[-1]
     predicted = step.prediction.observation if step.prediction else ""
+    left = answered_words(step.prediction) if step.prediction else "no prediction"
+    right = real_words(step.origin, step.provenance) if step.real is not None else "unknown"
     return (
-        '<div class="awp-demo-pair"><div><h4>Predicted</h4><pre class="awp-text">'
-        f'{esc(predicted[-1200:])}</pre></div><div><h4>Real</h4><pre class="awp-text">'
-        f"{esc((step.real or '')[-1200:])}</pre></div></div>"
+        f'<div class="awp-demo-action">Action: <code>{esc(short(step.action, 160))}</code></div>'
+        '<div class="awp-demo-pair">'
+        f'<div><h4>Predicted</h4><p class="awp-demo-source">{esc(left)}</p>'
+        f'<pre class="awp-text">{esc(predicted[-1200:])}</pre></div>'
+        f'<div><h4>Real</h4><p class="awp-demo-source">{esc(right)}</p>'
+        f'<pre class="awp-text">{esc((step.real or "")[-1200:])}</pre></div></div>'
     )
+
+
+def shell_title(services: Services, session: PlaySession, owner: str) -> str:
+    """What answered the live-shell demo, in words from the prediction's provenance.
+
+    A repeat press finds the first press's live run in the record, which then answers instead
+    of the engine: the title says so ("answered by the record of your earlier live run"), and
+    names the engine only when the engine predicted.
+    """
+    made = session.steps[-1].prediction if session.steps else None
+    if made is None:
+        return "A live shell ran the command"
+    source = made.provenance
+    if made.answered_by == "record" and isinstance(source, Live) and source.run:
+        whose = "your" if services.sessions.owns_recording(owner, source.run) else "an"
+        return (
+            f"A live shell ran the command; answered by the record of {whose} earlier live "
+            f"run ({describe(source)})"
+        )
+    return f"A live shell ran the command; {answered_words(made)}"
 
 
 def wire(page: StartPage, services: Services) -> None:
@@ -221,12 +252,11 @@ def wire(page: StartPage, services: Services) -> None:
         finally:
             if services.live is not None and session.live is not None:
                 services.live.close(session.live)
-        engine = shell_engine(services)
         view = session.live_view
         closure = live_closure(view) if view is not None and view.after else ""
         return {
             page.result: _done(
-                f"A live shell ran the command; {engine} predicted it",
+                esc(shell_title(services, session, user.name)),
                 session,
                 time.perf_counter() - started,
                 " ".join(filter(None, [closure, session.notice])),

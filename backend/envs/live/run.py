@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from backend.domains.base import DOMAINS
 from backend.envs.live.base import LiveConfig, LiveEnvironment, LiveStep, Pictured, live_kind
 from backend.errors import LiveEnvironmentError, UnknownNameError
+from backend.sources import live
 from backend.types import PromptContext, Trajectory, Turn
 
 LIVE_LICENCE = "Apache-2.0 (recorded live by AgentWorld Playground)"
@@ -83,7 +84,8 @@ class LiveRun:
             LiveEnvironmentError: the environment died or failed.
         """
         step = self.env.act(action)
-        self.turns.append(Turn(action=action, observation=step.observation))
+        source = live(self.domain, self.trajectory_id)
+        self.turns.append(Turn(action=action, observation=step.observation, provenance=source))
         self.rewards.append(step.reward)
         return step
 

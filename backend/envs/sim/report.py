@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import fmean
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -38,6 +39,13 @@ class StepRow(BaseModel):
         default=None, description="Sim-to-real: 1 - headline(simulated vs real observation)."
     )
     real_observation: str | None = None
+    provenance: dict[str, Any] | None = Field(
+        default=None,
+        description="Where the answer's observation came from (`backend.provenance`).",
+    )
+    reference_provenance: dict[str, Any] | None = Field(
+        default=None, description="Where the reference came from (a recording's turn, a live run)."
+    )
 
 
 class EpisodeRow(BaseModel):

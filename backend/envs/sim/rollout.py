@@ -201,6 +201,8 @@ class RolloutRunner:
                 reference=result.info.get("reference"),
                 invalid=invalid,
                 answered_by=result.info.get("answered_by"),
+                provenance=result.info.get("provenance"),
+                reference_provenance=result.info.get("reference_provenance"),
             )
         )
         run.turns.append(Turn(action=action, observation=result.observation))

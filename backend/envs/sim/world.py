@@ -41,6 +41,8 @@ from backend.envs.sim.rewards import RewardModel, StepView, Verdict
 from backend.errors import BadActionError
 from backend.grounding.fingerprint import recording_path
 from backend.grounding.transitions import own_recording
+from backend.provenance import Provenance
+from backend.provenance import stored as stored_provenance
 from backend.recording import (
     NewSession,
     Recorder,
@@ -51,6 +53,7 @@ from backend.recording import (
     TrajectorySink,
 )
 from backend.simulate import Simulator, canonical
+from backend.sources import live_answer, reference_provenance, turn_provenance
 from backend.stepping import (
     Sample,
     Scores,
@@ -188,6 +191,7 @@ class WorldEnv:
             history_mode=self.options.history_mode,
             params=spec.params(self.options.params),
             reference=self._recorded_reference(),
+            reference_provenance=self._recorded_source(),
             grounding_exclude=self._own_recordings(),
             own_path=self._own_path,
         )
@@ -199,8 +203,10 @@ class WorldEnv:
         answerer = routed(request) if backing == "hybrid" else "live"
         if backing == "sim" or answerer == "model":
             return PendingStep(request.action, request)
-        live_step = self._live(spec).act(request.action)
-        request = observed(request, lambda _: live_step.observation)
+        run = self._live(spec)
+        live_step = run.act(request.action)
+        source = live_answer(spec.domain, answerer, run.trajectory_id)
+        request = observed(request, lambda _: live_step.observation, source)
         pending = PendingStep(
             request.action, request, "", live_step.reward, live_step.done, answerer
         )
@@ -227,8 +233,10 @@ class WorldEnv:
         request = pending.request
         if request is None:
             raise RuntimeError("only a valid step is escalated")
-        live_step = self._live(self._spec()).act(request.action)
-        pending.request = observed(request, lambda _: live_step.observation)
+        run = self._live(self._spec())
+        live_step = run.act(request.action)
+        source = live_answer(self.domain, "live", run.trajectory_id)
+        pending.request = observed(request, lambda _: live_step.observation, source)
         pending.live_reward, pending.live_done = live_step.reward, live_step.done
         pending.answered_by = "live"
         pending.exact = exact_sample(pending.request, "live", f"live:{self.domain}")
@@ -284,6 +292,7 @@ class WorldEnv:
                 action=request.action,
                 observation=real,
                 predicted=prediction.observation if prediction is not None else None,
+                provenance=reference_provenance(request) if real is not None else None,
             )
         )
         self.shown = list(view.turns)
@@ -299,8 +308,12 @@ class WorldEnv:
         info["reference"] = request.reference
         info["answered_by"] = pending.answered_by
         info["live_reward"] = pending.live_reward
+        source = reference_provenance(request)
+        info["reference_provenance"] = stored_provenance(source) if source is not None else None
         if prediction is not None:
             info["predicted_observation"] = prediction.observation
+            if prediction.provenance is not None:
+                info["provenance"] = stored_provenance(prediction.provenance)
         result = StepResult(seen, verdict.reward, terminated, truncated and not terminated, info)
         return Completed(result, item)
 
@@ -403,6 +416,13 @@ class WorldEnv:
         index = len(self.turns)
         turns = spec.trajectory.turns
         return turns[index].observation if index < len(turns) else None
+
+    def _recorded_source(self) -> Provenance | None:
+        """Where `_recorded_reference` comes from: the followed recording's turn."""
+        spec = self._spec()
+        if self._recorded_reference() is None or spec.trajectory is None:
+            return None
+        return turn_provenance(spec.trajectory, len(self.turns))
 
     def _spec(self) -> EpisodeSpec:
         if self.spec is None:
