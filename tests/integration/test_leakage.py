@@ -29,6 +29,7 @@ from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.world import WorldEnv
 from backend.grounding.grounder import HEADER
 from backend.scoring.text import normalise_whitespace
+from backend.spec import Purpose
 from backend.training.evaluate import eval_params, run_eval
 from backend.training.methods import METHODS
 from backend.training.sources import from_trajectories
@@ -216,7 +217,10 @@ def test_training_evaluation_never_sees_a_copy_of_its_recording_even_when_cut(
     whole = [item for items in data.items.values() for item in items]
     tokenizer = AutoTokenizer.from_pretrained(qwen3_tokenizer_dir())
     items, report = fit_items(tokenizer, whole, 900)
-    simulator = awp_context.simulator("persistence", grounding=True, record=True)
+    world = awp_context.world_spec(
+        Purpose.TRAINING_EVAL, engine="persistence", grounding=True, record_answers=True
+    )
+    simulator = awp_context.simulator(world)
     run_eval(items, tmp_path, "before", "m", lambda e, m: simulator, eval_params(16, 0), False)
     (path,) = tmp_path.rglob("items.jsonl")
     found = list(ItemStore(path).rows())
@@ -233,7 +237,10 @@ def test_rollouts_never_see_a_copy_of_the_recording_they_follow(
     awp_context: AppContext, tmp_path: Path
 ) -> None:
     copies_imported(tmp_path, "terminal")
-    simulator = awp_context.simulator("persistence", grounding=True, record=True)
+    world = awp_context.world_spec(
+        Purpose.ROLLOUT, engine="persistence", grounding=True, record_answers=True
+    )
+    simulator = awp_context.simulator(world)
     shown: list[str] = []
     answered = []
     for trajectory in recordings("terminal"):
