@@ -18,7 +18,7 @@ from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
 from backend.parsing import parse_output, whole_completion
-from backend.provenance import Provenance
+from backend.provenance import Predicted, Provenance
 from backend.spec import WorldSpec
 from backend.types import (
     AnsweredBy,
@@ -99,9 +99,19 @@ def to_prediction(
     action: str,
     grounded_by: Sequence[str] = (),
     history_dropped: int = 0,
+    spec: WorldSpec | None = None,
 ) -> Prediction:
-    """Apply the official output rules to an engine completion, keeping what was asked."""
+    """Apply the official output rules to an engine completion, keeping what was asked.
+
+    Its provenance names the engine, the model and the digest of the world spec it ran under
+    (`spec`; none for a simulator built without one), so a stored prediction says which world.
+    """
     parsed = parse_output(completion.text, completion.reasoning)
+    source = Predicted(
+        engine=completion.engine,
+        model=completion.model,
+        spec=spec.digest() if spec is not None else None,
+    )
     return Prediction(
         observation=parsed.observation,
         reasoning=parsed.reasoning,
@@ -118,6 +128,7 @@ def to_prediction(
         grounded_by=list(grounded_by),
         confidence=completion.confidence,
         history_dropped=history_dropped,
+        provenance=source,
     )
 
 
@@ -316,7 +327,12 @@ class Simulator:
             p.answer
             if p.answer is not None
             else to_prediction(
-                next(completions), p.chat, p.request.action, p.grounded_by, p.history_dropped
+                next(completions),
+                p.chat,
+                p.request.action,
+                p.grounded_by,
+                p.history_dropped,
+                self.spec,
             )
             for p in prepared
         ]
@@ -335,6 +351,7 @@ class Simulator:
                     prepared.request.action,
                     prepared.grounded_by,
                     prepared.history_dropped,
+                    self.spec,
                 )
             else:
                 yield chunk

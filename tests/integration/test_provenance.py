@@ -375,6 +375,12 @@ def test_bench_rows_and_exports_carry_both_sources(awp_context: AppContext, tmp_
     by_record = [row for row in rows if row.answered_by == "record"]
     assert by_record
     assert all(row.provenance["kind"] == "predicted" for row in by_model)
+    # A prediction names the world it ran in: the digest of the run's stored spec.
+    from storage.run_kinds import BenchRun
+
+    (run_row,) = awp_context.runs.list_runs(BenchRun)
+    (world,) = run_row.worlds
+    assert {row.provenance["spec"] for row in by_model} == {world["digest"]}
     # A record answer names the recording it was read from (with its step's fingerprint).
     for row in by_record:
         source = row.provenance
