@@ -65,7 +65,7 @@ def settings_page() -> str:
     ]
     for name, field in Settings.model_fields.items():
         if field.default_factory is not None:
-            default = shown(field.default_factory())  # type: ignore[call-arg]
+            default = shown(field.default_factory())
         elif field.default is PydanticUndefined:
             default = "(required)"
         else:
@@ -138,8 +138,10 @@ def export_formats() -> str:
     from backend.export.builders import FORMATS
 
     formats = list(FORMATS.items())
-    linked = [set(f.row_model.model_fields) for _, f in formats if "prediction_id" in f.row_model.model_fields]
-    shared = set.intersection(*linked) if linked else set()
+    linked = [
+        f.row_model.model_fields for _, f in formats if "prediction_id" in f.row_model.model_fields
+    ]
+    shared = set.intersection(*map(set, linked)) if linked else set()
     lines = [
         "| format | what it is | its own columns | needs an annotation | file |",
         "|---|---|---|---|---|",
@@ -152,10 +154,9 @@ def export_formats() -> str:
             kind = "its own file"
         columns = ", ".join(f"`{c}`" for c in own)
         lines.append(f"| `{name}` | {cell(fmt.description)} | {columns} | {needs} | {kind} |")
-    first = next((f for _, f in formats if "prediction_id" in f.row_model.model_fields), None)
-    if first is not None:
-        order = [c for c in first.row_model.model_fields if c in shared]
-        lines += ["", "Every row of the formats with links also carries " + ", ".join(f"`{c}`" for c in order) + "."]
+    if linked:
+        order = ", ".join(f"`{c}`" for c in linked[0] if c in shared)
+        lines += ["", f"Every row of the formats with links also carries {order}."]
     return "\n".join(lines) + "\n"
 
 
