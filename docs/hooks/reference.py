@@ -8,6 +8,7 @@ The pages are never written by hand, so they cannot drift from `app.settings.Set
 from __future__ import annotations
 
 import enum
+import html
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,11 @@ def cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def code(text: object) -> str:
+    """Inline code for a table cell: Markdown would keep the backslash of an escaped pipe."""
+    return f"<code>{html.escape(' '.join(str(text).split())).replace('|', '&#124;')}</code>"
+
+
 def shown(value: Any) -> str:
     """A default as a reader would type it; paths under the builder's home read `~/...`."""
     from pydantic import SecretStr
@@ -40,11 +46,10 @@ def shown(value: Any) -> str:
     if value is None or value == "" or value == () or value == []:
         return "(empty)"
     if isinstance(value, bool):
-        return f"`{str(value).lower()}`"
+        return code(str(value).lower())
     if isinstance(value, list | tuple | frozenset | set):
         value = ",".join(str(v) for v in value)
-    text = str(value).replace(str(Path.home()), "~")
-    return f"`{cell(text)}`"
+    return code(str(value).replace(str(Path.home()), "~"))
 
 
 def settings_page() -> str:
@@ -80,7 +85,7 @@ def _option_row(param: Any, ctx: Any) -> str:
     if record is None:  # an argument without help text
         record = (param.make_metavar(ctx), "")
     names, help_text = record
-    return f"| `{cell(names)}` | {cell(help_text)} |"
+    return f"| {code(names)} | {cell(help_text)} |"
 
 
 def _command(lines: list[str], command: Any, path: str, depth: int, ctx: Any) -> None:
