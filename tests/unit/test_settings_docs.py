@@ -37,7 +37,7 @@ def test_the_generated_cli_page_documents_every_command():
     page = reference_hook().cli_page()
     for command in ("awp simulate", "awp bench", "awp annotations import", "awp db upgrade"):
         assert f"`{command}`" in page
-    assert "`--record-answers / --no-record-answers`" in page
+    assert "<code>--record-answers / --no-record-answers</code>" in page
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path):
