@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the whole suite: lint, types, schema check, then pytest against SQLite and a throwaway
-# PostgreSQL cluster started here and stopped on exit.
+# Runs the whole suite: lint, types, schema check, the strict docs build, then pytest against
+# SQLite and a throwaway PostgreSQL cluster started here and stopped on exit.
 #
 # AWP_TEST_FAST=1 (`make test-fast`) runs the fast tier instead: the same lint, types and schema
 # checks, no PostgreSQL cluster, and pytest on tests/unit and tests/integration without the tests
@@ -22,6 +22,11 @@ scratch=$(mktemp -d)
 alembic -x "url=sqlite:///$scratch/check.db" upgrade head
 alembic -x "url=sqlite:///$scratch/check.db" check
 rm -rf "$scratch"
+
+printf '\n== mkdocs: the manual builds strictly (broken links, anchors, pages missing from nav)\n'
+site=$(mktemp -d)
+NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"
 
 if [ "$fast" = 1 ]; then
     printf '\n== pytest (fast tier: no slow, browser or postgres tests)\n'

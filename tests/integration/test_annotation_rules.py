@@ -50,9 +50,9 @@ def refusal(**fields: object) -> str:
     return explain(caught.value)
 
 
-def test_the_readme_states_the_rules_the_code_applies() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
-    quoted = " ".join(line.strip() for line in readme.splitlines())
+def test_the_manual_states_the_rules_the_code_applies() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "guide" / "annotate.md"
+    quoted = " ".join(line.strip() for line in page.read_text("utf-8").splitlines())
     assert " ".join(RULES.split()) in " ".join(quoted.split())
 
 
