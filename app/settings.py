@@ -16,7 +16,7 @@ from backend.types import HistoryMode, SamplingParams
 
 
 class Settings(BaseSettings):
-    """Every knob of the playground; each field is documented in the README (a test checks it)."""
+    """Every knob of the playground; the manual's settings page is generated from the fields."""
 
     model_config = SettingsConfigDict(env_prefix="AWP_", env_file=".env", extra="ignore")
 

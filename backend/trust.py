@@ -132,7 +132,7 @@ class TrustRule(BaseModel):
         return self.reviews(claims).get(annotation_id, UNREVIEWED)
 
     def describe(self) -> str:
-        """The rule in words, for Settings pages and the README."""
+        """The rule in words, for Settings pages and the manual."""
         roles = " or ".join(sorted(self.roles)) or "no role"
         return (
             f"a correction is trusted when its author is a signed-in {roles}, or when "

@@ -14,7 +14,7 @@ model_cli = typer.Typer(help="Manage the embedded default model.", no_args_is_he
 
 TUNED_RUN = "smollm2-135m-instruct-tuned"
 TUNED_MINUTES = 15.0
-"""The recipe measured in the README: a LoRA SFT on the recordings, time-boxed on 2 cores."""
+"""The recipe the manual describes: a LoRA SFT on the recordings, time-boxed on 2 cores."""
 
 
 @model_cli.command("prepare")

@@ -33,7 +33,7 @@ class Route:
     Attributes:
         answered_by: `executor` (run exactly in the live environment) or `live`.
         matches: the test of a canonical action.
-        description: what it matches, in one line (the README and `awp domains` show it).
+        description: what it matches, in one line (the manual and `awp domains` show it).
     """
 
     answered_by: AnsweredBy

@@ -30,7 +30,7 @@ CHARS_PER_TOKEN = 4
 """Tokens are estimated as characters / 4: no tokenizer, so one budget means the same everywhere."""
 
 DEFAULT_METHOD = "tfidf_char_action"
-"""The similarity chosen by measurement (README, "Grounding")."""
+"""The similarity chosen by measurement (`benchmarks/bench_grounding.py`; the manual's Results)."""
 
 SHOWN_STATE_CHARS = 1000
 """How much of a demonstration's state before (its end) the prompt shows."""

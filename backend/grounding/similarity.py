@@ -1,6 +1,6 @@
 """How alike two steps are: cheap lexical scorers over (state before, action), by name.
 
-Chosen by measurement (`benchmarks/bench_grounding.py`, figures in the README): each method
+Chosen by measurement (`benchmarks/bench_grounding.py`, figures in Results): each method
 ranks the real transitions of a domain for a step, and the top neighbour's real next state is
 scored against the step's true next state with the domain's headline metric. All are small
 inverted indexes written here (no new dependency); none needs a model.

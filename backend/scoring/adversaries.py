@@ -5,7 +5,7 @@ a lazy or broken model could learn to produce without simulating anything: nothi
 of prose, the previous observation, half of it, a garbled copy, an enormous copy. The persistence
 baseline (the previous observation unchanged) is the floor a simulator must beat, so a metric
 that pays any of these more than persistence on the same step can be gamed. The adversarial
-test (tests/integration/test_scoring_adversarial.py) and the README's table
+test (tests/integration/test_scoring_adversarial.py) and the manual's table
 (benchmarks/bench_adversarial.py) both use this one list.
 
 The near-miss is the other side of the bargain: the real observation with one value changed

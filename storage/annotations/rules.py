@@ -3,7 +3,7 @@
 `AnnotationInput` (storage.annotations.types) applies `shape_problem` when it is built, and
 `AnnotationInput.settled` applies `prediction_problem` against the prediction it judges; the
 store settles every annotation before writing it, whichever way it came in. `RULES` is the text
-the page shows and the README quotes.
+the page shows and the manual quotes.
 """
 
 from __future__ import annotations
