@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from backend.domains.base import Domain
+from backend.domains.base import ActionKind, Domain, MetricSet
 from backend.engines.base import Capabilities, EngineConfig, EngineSpec, build_engine
 from backend.envs.live.base import LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardFactory, RewardOptions
@@ -25,7 +25,6 @@ from backend.errors import AWPError
 from backend.export.builders import ExportFormat
 from backend.registry import Registry
 from backend.scoring.base import Metric
-from backend.scoring.domain_sets import MetricSet
 from backend.types import ObservationKind, PromptContext
 
 RendererFn = Callable[[str, str | None], str]
@@ -39,16 +38,16 @@ def domain_problems(
     name: str,
     domain: Any,
     *,
-    metric_sets: Container[str],
+    metrics: Container[str],
     renderers: Container[str],
     live: Container[str],
 ) -> list[str]:
-    """What the domain registered as `name` lacks: its texts, renderer, metric set, finish, live.
+    """What the domain registered as `name` lacks: texts, prompts, renderer, metrics, finish, live.
 
     Args:
         name: the registry key.
         domain: the registered object.
-        metric_sets: names with a registered metric set (DOMAIN_SETS).
+        metrics: registered metric names (METRICS).
         renderers: registered UI renderer names (ui.renderers RENDERERS).
         live: domains with a registered live environment (LIVE).
     """
@@ -60,14 +59,19 @@ def domain_problems(
         problems.append(f"{entry}: registered under another name than its own {domain.name!r}")
     if not isinstance(domain.observation_kind, ObservationKind):
         problems.append(f"{entry}: observation_kind is not an ObservationKind")
+    if not isinstance(domain.action_kind, ActionKind):
+        problems.append(f"{entry}: action_kind is not an ActionKind")
+    problems += _prompt_problems(entry, domain)
     try:
         domain.validate(domain.example_action, PromptContext())
     except Exception as exc:  # any failure of the example is the finding
         problems.append(f"{entry}: its example action does not validate ({exc})")
     if domain.renderer not in renderers:
         problems.append(f"{entry}: renderer {domain.renderer!r} is not a registered renderer")
-    if name not in metric_sets:
-        problems.append(f"{entry}: no metric set registered under its name (DOMAIN_SETS)")
+    if domain.metrics is None:
+        problems.append(f"{entry}: no metric set (Domain.metrics)")
+    else:
+        problems += metric_set_problems(name, domain.metrics, metrics)
     if domain.finish is not None and not domain.finish.hint:
         problems.append(f"{entry}: a finish test without the hint that tells the agent about it")
     if domain.finish is not None and domain.finish.action:
@@ -84,6 +88,21 @@ def domain_problems(
     if domain.live and domain.recorded_only:
         problems.append(f"{entry}: declares both live=True and recorded_only")
     problems.extend(_routing_problems(entry, domain))
+    return problems
+
+
+def _prompt_problems(entry: str, domain: Domain) -> list[str]:
+    """Each missing prompt, by name, and each declared prompt file that is absent.
+
+    Without a system prompt a domain fails at its first step; without a judge prompt the judge
+    cannot score it.
+    """
+    problems = []
+    for what, prompt in (("system", domain.prompts.system), ("judge", domain.prompts.judge)):
+        if prompt is None:
+            problems.append(f"{entry}: no {what} prompt (Domain.prompts.{what})")
+        elif not prompt.is_file():
+            problems.append(f"{entry}: its {what} prompt file {prompt} does not exist")
     return problems
 
 
@@ -217,14 +236,12 @@ def metric_problems(name: str, metric: Any) -> list[str]:
     return problems
 
 
-def metric_set_problems(
-    name: str, metric_set: Any, domains: Container[str], metrics: Container[str]
-) -> list[str]:
-    """What domain `name`'s metric set lacks: a domain, known metrics, a headline among them."""
-    entry = f"metric set {name!r}"
+def metric_set_problems(name: str, metric_set: Any, metrics: Container[str]) -> list[str]:
+    """What domain `name`'s metric set lacks: known metrics, and a headline among them."""
+    entry = f"metric set of domain {name!r}"
     if not isinstance(metric_set, MetricSet):
         return [f"{entry}: is a {type(metric_set).__name__}, not a MetricSet"]
-    problems = [] if name in domains else [f"{entry}: no domain is registered under its name"]
+    problems = []
     if not metric_set.metrics:
         problems.append(f"{entry}: no metrics")
     problems += [
@@ -269,9 +286,9 @@ def renderer_problems(name: str, renderer: Any) -> list[str]:
 def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     """Every problem of every registry entry; empty when all are complete.
 
-    Walks domains, engines, live environments, export and trajectory formats, metrics, metric
-    sets, rewards and renderers, importing the built-in modules first so that every
-    registration is in place.
+    Walks domains (with their prompts and metric sets), engines, live environments, export and
+    trajectory formats, metrics, rewards and renderers, importing the built-in modules first so
+    that every registration is in place.
 
     Args:
         renderers: the UI's renderer registry (ui.renderers RENDERERS).
@@ -286,8 +303,8 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     from backend.envs.sim.rewards import REWARDS
     from backend.envs.sim.worlds import PERTURBATIONS
     from backend.export.builders import FORMATS
+    from backend.scoring import score  # noqa: F401  (registers every metric in METRICS)
     from backend.scoring.base import METRICS
-    from backend.scoring.domain_sets import DOMAIN_SETS
 
     load_builtin_domains()
     load_builtin_engines()
@@ -295,9 +312,7 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     judge = build_engine(EngineConfig(name="persistence"))
     problems: list[str] = []
     for name, domain in DOMAINS.items():
-        problems += domain_problems(
-            name, domain, metric_sets=DOMAIN_SETS, renderers=renderers, live=LIVE
-        )
+        problems += domain_problems(name, domain, metrics=METRICS, renderers=renderers, live=LIVE)
     for name, spec in ENGINES.items():
         problems += engine_problems(name, spec)
     for name, kind in LIVE.items():
@@ -312,8 +327,6 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
         problems += trajectory_format_problems(name, trajectory_format)
     for name, metric in METRICS.items():
         problems += metric_problems(name, metric)
-    for name, metric_set in DOMAIN_SETS.items():
-        problems += metric_set_problems(name, metric_set, DOMAINS, METRICS)
     for name, factory in REWARDS.items():
         problems += reward_problems(name, factory, RewardOptions(judge=judge))
     for name, renderer in renderers.items():

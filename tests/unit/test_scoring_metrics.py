@@ -8,8 +8,8 @@ import pytest
 
 from backend.errors import UnknownNameError
 from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.scoring.domain_sets import DOMAIN_SETS
 from backend.scoring.patience import align, similarity
+from backend.scoring.score import metric_set
 from backend.scoring.screen import mask_volatile
 from backend.scoring.search import parse_results
 
@@ -20,7 +20,7 @@ def by_name(results: list[MetricResult]) -> dict[str, MetricResult]:
 
 def test_every_domain_has_a_set_and_a_headline() -> None:
     for domain in ("terminal", "swe", "mcp", "search", "web", "os", "android"):
-        assert headline_metric(domain) in DOMAIN_SETS.get(domain).metrics
+        assert headline_metric(domain) in metric_set(domain).metrics
     with pytest.raises(UnknownNameError, match="Did you mean 'terminal'"):
         headline_metric("termnal")
 
