@@ -9,11 +9,12 @@ from xml.sax.saxutils import quoteattr
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from backend.domains.base import all_domains
 from backend.scoring import score_observation
 from backend.scoring.base import METRICS
 from backend.scoring.score import metric_set
 
-DOMAINS = ("terminal", "swe", "mcp", "search", "web", "os", "android")
+DOMAINS = tuple(domain.name for domain in all_domains())  # one generator each, below
 FAST = settings(max_examples=40, deadline=None)
 
 words = st.text(alphabet="abcdefgh", min_size=1, max_size=6)
