@@ -16,7 +16,6 @@ from typing import Any
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import (
-    ContextWindow,
     Engine,
     build_engine,
     chosen_model,
@@ -273,7 +272,9 @@ class AppContext:
             base_url=url,
             sampling=sampling or settings.sampling(),
             history_mode=history_mode or settings.history_mode,
-            history_rule="cut_to_context" if isinstance(built, ContextWindow) else "as_sent",
+            history_rule=(
+                "cut_to_context" if engine_spec(name).capabilities.context_window else "as_sent"
+            ),
             context_tokens=settings.vllm_max_model_len if name == "vllm" else None,
             grounding=(not measured and settings.grounding) if grounding is None else grounding,
             grounding_k=settings.grounding_k,

@@ -126,7 +126,11 @@ def engine_problems(name: str, spec: Any) -> list[str]:
         return [f"{entry}: is a {type(spec).__name__}, not an EngineSpec with capabilities"]
     problems: list[str] = [] if callable(spec.build) else [f"{entry}: its build is not callable"]
     if not isinstance(spec.capabilities, Capabilities):
-        problems.append(f"{entry}: no capabilities")
+        return [*problems, f"{entry}: no capabilities"]
+    built = spec.build if isinstance(spec.build, type) else None  # a class can be inspected
+    missing = [m for m in ("context_length", "prompt_tokens") if not hasattr(built, m)]
+    if spec.capabilities.context_window and built is not None and missing:
+        problems.append(f"{entry}: declares a context window but has no {', '.join(missing)}")
     return problems
 
 

@@ -27,6 +27,13 @@ from backend.domains import load_builtin_domains, metric_sets
 from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, MetricSet, get_domain
 from backend.domains.routing import RoutingPolicy
 from backend.domains.terminal import validate as terminal_validate
+from backend.engines.base import (
+    NO_CAPABILITIES,
+    EngineSpec,
+    baseline_names,
+    reference_answerers,
+)
+from backend.engines.openai_engine import OpenAIEngine
 from backend.envs.live.base import Check, LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardOptions, StepView, Verdict
 from backend.envs.sim.worlds import Perturbation
@@ -121,6 +128,18 @@ def test_an_engine_registered_as_a_bare_factory_lacks_its_capabilities() -> None
     assert engine_problems("bare", engines.get("bare")) == [
         "engine 'bare': is a function, not an EngineSpec with capabilities"
     ]
+
+
+def test_an_engine_declaring_a_context_window_it_cannot_measure_is_listed() -> None:
+    spec = EngineSpec(OpenAIEngine, replace(NO_CAPABILITIES, context_window=True))
+    assert engine_problems("openai", spec) == [
+        "engine 'openai': declares a context window but has no context_length, prompt_tokens"
+    ]
+
+
+def test_the_oracle_alone_answers_with_the_reference_and_baselines_are_named_on_specs() -> None:
+    assert reference_answerers() == ["oracle"]
+    assert baseline_names() == ["persistence", "oracle"]
 
 
 def test_a_live_environment_without_a_live_domain_is_listed() -> None:
