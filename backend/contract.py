@@ -21,7 +21,7 @@ from backend.domains.base import ActionKind, Domain, MetricSet
 from backend.engines.base import Capabilities, EngineConfig, EngineSpec, build_engine
 from backend.envs.live.base import LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardFactory, RewardOptions
-from backend.errors import AWPError
+from backend.errors import AWPError, IncompleteRegistryError
 from backend.export.builders import ExportFormat
 from backend.registry import Registry
 from backend.scoring.base import Metric
@@ -336,3 +336,21 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     for name, renderer in renderers.items():
         problems += renderer_problems(name, renderer)
     return problems
+
+
+def check_registries(renderers: Registry[RendererFn]) -> None:
+    """Refuse to start with an incomplete registry, naming every entry and missing fact.
+
+    The composition root calls it once per process (`app.context.build_context`), so a domain
+    added without its prompts stops `awp` and the server at start-up, not at its first step.
+
+    Raises:
+        IncompleteRegistryError: some entry lacks a fact (the message has one line for each).
+    """
+    problems = registry_problems(renderers)
+    if problems:
+        lines = "\n".join(f"  {problem}" for problem in problems)
+        raise IncompleteRegistryError(
+            "Registered names lack facts the code needs (backend/contract.py; run "
+            f"pytest tests/unit/test_registries.py):\n{lines}"
+        )
