@@ -30,7 +30,6 @@ from backend.domains.terminal import validate as terminal_validate
 from backend.engines.base import (
     NO_CAPABILITIES,
     EngineSpec,
-    baseline_names,
     reference_answerers,
 )
 from backend.engines.openai_engine import OpenAIEngine
@@ -137,9 +136,8 @@ def test_an_engine_declaring_a_context_window_it_cannot_measure_is_listed() -> N
     ]
 
 
-def test_the_oracle_alone_answers_with_the_reference_and_baselines_are_named_on_specs() -> None:
+def test_the_oracle_alone_answers_with_the_reference() -> None:
     assert reference_answerers() == ["oracle"]
-    assert baseline_names() == ["persistence", "oracle"]
 
 
 def test_a_live_environment_without_a_live_domain_is_listed() -> None:
