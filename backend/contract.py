@@ -1,11 +1,13 @@
 """The registry contract: every registered name carries every fact the rest of the code reads.
 
-Facts about a name live on its registered object (a domain's finish action, an engine's
-capabilities, a reward's version), so adding a name is one module and one registration. What
-keeps that honest is this checker, in the spirit of Gymnasium's `env_checker`: it walks every
-registry and lists, per entry, each declared fact that is missing or does not resolve (a
-renderer or metric set that nobody registered). It returns problems instead of raising, so one
-run shows everything still missing, and a test can show that an incomplete entry is caught.
+Facts about a name live on its registered object (a domain's system and judge prompts, metric
+set and finish action, an engine's capabilities, a reward's version), so adding a name is one
+module and one registration. What keeps that honest is this checker, in the spirit of
+Gymnasium's `env_checker`: it walks every registry and lists, per entry, each declared fact that
+is missing or does not resolve (a prompt file or renderer that does not exist, a metric nobody
+registered). It returns problems instead of raising, so one run shows everything still missing,
+and a test can show that an incomplete entry is caught; `check_registries` raises them at
+start-up.
 
 The UI's renderers are passed in: backend must not import ui.
 """
