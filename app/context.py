@@ -16,7 +16,6 @@ from typing import Any
 from app.settings import Settings
 from backend.domains.prompts import PromptLibrary
 from backend.engines.base import (
-    ContextWindow,
     Engine,
     build_engine,
     chosen_model,
@@ -60,15 +59,37 @@ def simulate_concurrency(settings: Settings) -> int:
     return 1 if in_process else max(1, settings.concurrency)
 
 
+_REGISTRIES_CHECKED: list[bool] = []
+"""Holds True once the registries passed the contract in this process (they change only by
+imports, which the check makes first)."""
+
+
+def _check_registries_once() -> None:
+    if _REGISTRIES_CHECKED:
+        return
+    from backend.contract import check_registries
+    from ui.renderers import RENDERERS
+
+    check_registries(RENDERERS)
+    _REGISTRIES_CHECKED.append(True)
+
+
 def build_context(**overrides: Any) -> AppContext:
     """The process's context: `AWP_*` settings with `overrides` on top.
 
     Command-line flags arrive as overrides; a flag left out is None and is dropped, so the
     environment's value stands.
 
+    The first call of a process checks every registry (`backend.contract.check_registries`):
+    an entry that lacks a fact stops the start with a message naming each one.
+
     Args:
         overrides: `Settings` fields to set (None values are ignored).
+
+    Raises:
+        IncompleteRegistryError: a registered name lacks a fact.
     """
+    _check_registries_once()
     return AppContext(
         Settings(**{key: value for key, value in overrides.items() if value is not None})
     )
@@ -273,7 +294,9 @@ class AppContext:
             base_url=url,
             sampling=sampling or settings.sampling(),
             history_mode=history_mode or settings.history_mode,
-            history_rule="cut_to_context" if isinstance(built, ContextWindow) else "as_sent",
+            history_rule=(
+                "cut_to_context" if engine_spec(name).capabilities.context_window else "as_sent"
+            ),
             context_tokens=settings.vllm_max_model_len if name == "vllm" else None,
             grounding=(not measured and settings.grounding) if grounding is None else grounding,
             grounding_k=settings.grounding_k,

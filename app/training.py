@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import AppContext
+from backend.engines.base import engine_spec
 from backend.engines.local_model import holds_model
 from backend.errors import BadInputError
 from backend.training.config import TrainConfig
@@ -85,15 +86,15 @@ def model_folder(path: Path, what: str) -> Path:
 def base_folder(context: AppContext, base: str | None) -> Path:
     """The base model folder: the one given, else the Playground's own model.
 
-    That is the configured model folder when the transformers engine serves one (`AWP_MODEL`),
-    else the embedded model (prepared on first use).
+    That is the configured model folder when an in-process engine serves one (`AWP_MODEL`,
+    `Capabilities.in_process`), else the embedded model (prepared on first use).
     """
     from backend.engines.embedded import prepare_embedded_model
 
     settings = context.settings
     if base:
         return model_folder(Path(base), "--base")
-    if settings.engine == "transformers" and settings.model:
+    if engine_spec(settings.engine).capabilities.in_process and settings.model:
         return Path(settings.model)
     return prepare_embedded_model(settings.data_dir)
 

@@ -1,11 +1,13 @@
 """The registry contract: every registered name carries every fact the rest of the code reads.
 
-Facts about a name live on its registered object (a domain's finish action, an engine's
-capabilities, a reward's version), so adding a name is one module and one registration. What
-keeps that honest is this checker, in the spirit of Gymnasium's `env_checker`: it walks every
-registry and lists, per entry, each declared fact that is missing or does not resolve (a
-renderer or metric set that nobody registered). It returns problems instead of raising, so one
-run shows everything still missing, and a test can show that an incomplete entry is caught.
+Facts about a name live on its registered object (a domain's system and judge prompts, metric
+set and finish action, an engine's capabilities, a reward's version), so adding a name is one
+module and one registration. What keeps that honest is this checker, in the spirit of
+Gymnasium's `env_checker`: it walks every registry and lists, per entry, each declared fact that
+is missing or does not resolve (a prompt file or renderer that does not exist, a metric nobody
+registered). It returns problems instead of raising, so one run shows everything still missing,
+and a test can show that an incomplete entry is caught; `check_registries` raises them at
+start-up.
 
 The UI's renderers are passed in: backend must not import ui.
 """
@@ -17,15 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from backend.domains.base import Domain
+from backend.domains.base import ActionKind, Domain, MetricSet
 from backend.engines.base import Capabilities, EngineConfig, EngineSpec, build_engine
 from backend.envs.live.base import LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardFactory, RewardOptions
-from backend.errors import AWPError
+from backend.errors import AWPError, IncompleteRegistryError
 from backend.export.builders import ExportFormat
 from backend.registry import Registry
 from backend.scoring.base import Metric
-from backend.scoring.domain_sets import MetricSet
 from backend.types import ObservationKind, PromptContext
 
 RendererFn = Callable[[str, str | None], str]
@@ -39,16 +40,16 @@ def domain_problems(
     name: str,
     domain: Any,
     *,
-    metric_sets: Container[str],
+    metrics: Container[str],
     renderers: Container[str],
     live: Container[str],
 ) -> list[str]:
-    """What the domain registered as `name` lacks: its texts, renderer, metric set, finish, live.
+    """What the domain registered as `name` lacks: texts, prompts, renderer, metrics, finish, live.
 
     Args:
         name: the registry key.
         domain: the registered object.
-        metric_sets: names with a registered metric set (DOMAIN_SETS).
+        metrics: registered metric names (METRICS).
         renderers: registered UI renderer names (ui.renderers RENDERERS).
         live: domains with a registered live environment (LIVE).
     """
@@ -60,14 +61,19 @@ def domain_problems(
         problems.append(f"{entry}: registered under another name than its own {domain.name!r}")
     if not isinstance(domain.observation_kind, ObservationKind):
         problems.append(f"{entry}: observation_kind is not an ObservationKind")
+    if not isinstance(domain.action_kind, ActionKind):
+        problems.append(f"{entry}: action_kind is not an ActionKind")
+    problems += _prompt_problems(entry, domain)
     try:
         domain.validate(domain.example_action, PromptContext())
     except Exception as exc:  # any failure of the example is the finding
         problems.append(f"{entry}: its example action does not validate ({exc})")
     if domain.renderer not in renderers:
         problems.append(f"{entry}: renderer {domain.renderer!r} is not a registered renderer")
-    if name not in metric_sets:
-        problems.append(f"{entry}: no metric set registered under its name (DOMAIN_SETS)")
+    if domain.metrics is None:
+        problems.append(f"{entry}: no metric set (Domain.metrics)")
+    else:
+        problems += metric_set_problems(name, domain.metrics, metrics)
     if domain.finish is not None and not domain.finish.hint:
         problems.append(f"{entry}: a finish test without the hint that tells the agent about it")
     if domain.finish is not None and domain.finish.action:
@@ -84,6 +90,21 @@ def domain_problems(
     if domain.live and domain.recorded_only:
         problems.append(f"{entry}: declares both live=True and recorded_only")
     problems.extend(_routing_problems(entry, domain))
+    return problems
+
+
+def _prompt_problems(entry: str, domain: Domain) -> list[str]:
+    """Each missing prompt, by name, and each declared prompt file that is absent.
+
+    Without a system prompt a domain fails at its first step; without a judge prompt the judge
+    cannot score it.
+    """
+    problems = []
+    for what, prompt in (("system", domain.prompts.system), ("judge", domain.prompts.judge)):
+        if prompt is None:
+            problems.append(f"{entry}: no {what} prompt (Domain.prompts.{what})")
+        elif not prompt.is_file():
+            problems.append(f"{entry}: its {what} prompt file {prompt} does not exist")
     return problems
 
 
@@ -107,15 +128,27 @@ def engine_problems(name: str, spec: Any) -> list[str]:
         return [f"{entry}: is a {type(spec).__name__}, not an EngineSpec with capabilities"]
     problems: list[str] = [] if callable(spec.build) else [f"{entry}: its build is not callable"]
     if not isinstance(spec.capabilities, Capabilities):
-        problems.append(f"{entry}: no capabilities")
+        return [*problems, f"{entry}: no capabilities"]
+    built = spec.build if isinstance(spec.build, type) else None  # a class can be inspected
+    missing = [m for m in ("context_length", "prompt_tokens") if not hasattr(built, m)]
+    if spec.capabilities.context_window and built is not None and missing:
+        problems.append(f"{entry}: declares a context window but has no {', '.join(missing)}")
     return problems
 
 
-def live_problems(name: str, kind: Any, domains: Registry[Domain]) -> list[str]:
+def live_problems(
+    name: str, kind: Any, domains: Registry[Domain], *, tasks: bool = True
+) -> list[str]:
     """What the live environment registered as `name` lacks: its domain, factory and checks.
 
     A listed task with a goal must carry a success check (with a description), or an episode
     of it can end without anyone being able to say whether it succeeded.
+
+    Args:
+        name: the registry key.
+        kind: the registered object.
+        domains: the domain registry.
+        tasks: also list the tasks and check each (this imports the environment's packages).
     """
     entry = f"live environment {name!r}"
     if not isinstance(kind, LiveKind):
@@ -131,7 +164,7 @@ def live_problems(name: str, kind: Any, domains: Registry[Domain]) -> list[str]:
         problems.append(f"{entry}: no domain is registered under its name")
     elif not domains.get(name).live:
         problems.append(f"{entry}: its domain does not declare live=True")
-    if callable(kind.missing) and callable(kind.tasks) and not kind.missing():
+    if tasks and callable(kind.missing) and callable(kind.tasks) and not kind.missing():
         problems += task_problems(entry, kind.tasks())
     return problems
 
@@ -217,14 +250,12 @@ def metric_problems(name: str, metric: Any) -> list[str]:
     return problems
 
 
-def metric_set_problems(
-    name: str, metric_set: Any, domains: Container[str], metrics: Container[str]
-) -> list[str]:
-    """What domain `name`'s metric set lacks: a domain, known metrics, a headline among them."""
-    entry = f"metric set {name!r}"
+def metric_set_problems(name: str, metric_set: Any, metrics: Container[str]) -> list[str]:
+    """What domain `name`'s metric set lacks: known metrics, and a headline among them."""
+    entry = f"metric set of domain {name!r}"
     if not isinstance(metric_set, MetricSet):
         return [f"{entry}: is a {type(metric_set).__name__}, not a MetricSet"]
-    problems = [] if name in domains else [f"{entry}: no domain is registered under its name"]
+    problems = []
     if not metric_set.metrics:
         problems.append(f"{entry}: no metrics")
     problems += [
@@ -266,15 +297,17 @@ def renderer_problems(name: str, renderer: Any) -> list[str]:
     return [] if isinstance(html, str) else [f"{entry}: returns {type(html).__name__}, not str"]
 
 
-def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
+def registry_problems(renderers: Registry[RendererFn], *, live_tasks: bool = True) -> list[str]:
     """Every problem of every registry entry; empty when all are complete.
 
-    Walks domains, engines, live environments, export and trajectory formats, metrics, metric
-    sets, rewards and renderers, importing the built-in modules first so that every
-    registration is in place.
+    Walks domains (with their prompts and metric sets), engines, live environments, export and
+    trajectory formats, metrics, rewards and renderers, importing the built-in modules first so
+    that every registration is in place.
 
     Args:
         renderers: the UI's renderer registry (ui.renderers RENDERERS).
+        live_tasks: also list every live environment's tasks and check their checks and
+            scripted solutions (listing web's imports browsergym, about 0.4 s).
     """
     from backend.data.formats import TRAJECTORY_FORMATS
     from backend.domains import load_builtin_domains
@@ -286,8 +319,8 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     from backend.envs.sim.rewards import REWARDS
     from backend.envs.sim.worlds import PERTURBATIONS
     from backend.export.builders import FORMATS
+    from backend.scoring import score  # noqa: F401  (registers every metric in METRICS)
     from backend.scoring.base import METRICS
-    from backend.scoring.domain_sets import DOMAIN_SETS
 
     load_builtin_domains()
     load_builtin_engines()
@@ -295,14 +328,12 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     judge = build_engine(EngineConfig(name="persistence"))
     problems: list[str] = []
     for name, domain in DOMAINS.items():
-        problems += domain_problems(
-            name, domain, metric_sets=DOMAIN_SETS, renderers=renderers, live=LIVE
-        )
+        problems += domain_problems(name, domain, metrics=METRICS, renderers=renderers, live=LIVE)
     for name, spec in ENGINES.items():
         problems += engine_problems(name, spec)
     for name, kind in LIVE.items():
-        problems += live_problems(name, kind, DOMAINS)
-        if name in DOMAINS:
+        problems += live_problems(name, kind, DOMAINS, tasks=live_tasks)
+        if live_tasks and name in DOMAINS:
             problems += solution_problems(f"live {name!r}", DOMAINS.get(name), kind.tasks())
     for name, preset in PERTURBATIONS.items():
         problems += perturbation_problems(name, preset, DOMAINS)
@@ -312,10 +343,27 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
         problems += trajectory_format_problems(name, trajectory_format)
     for name, metric in METRICS.items():
         problems += metric_problems(name, metric)
-    for name, metric_set in DOMAIN_SETS.items():
-        problems += metric_set_problems(name, metric_set, DOMAINS, METRICS)
     for name, factory in REWARDS.items():
         problems += reward_problems(name, factory, RewardOptions(judge=judge))
     for name, renderer in renderers.items():
         problems += renderer_problems(name, renderer)
     return problems
+
+
+def check_registries(renderers: Registry[RendererFn]) -> None:
+    """Refuse to start with an incomplete registry, naming every entry and missing fact.
+
+    The composition root calls it once per process (`app.context.build_context`), so a domain
+    added without its prompts stops `awp` and the server at start-up, not at its first step.
+    Live tasks are left to the contract test: listing them imports the environments' packages.
+
+    Raises:
+        IncompleteRegistryError: some entry lacks a fact (the message has one line for each).
+    """
+    problems = registry_problems(renderers, live_tasks=False)
+    if problems:
+        lines = "\n".join(f"  {problem}" for problem in problems)
+        raise IncompleteRegistryError(
+            "Registered names lack facts the code needs (backend/contract.py; run "
+            f"pytest tests/unit/test_registries.py):\n{lines}"
+        )

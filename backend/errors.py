@@ -10,6 +10,10 @@ class AWPError(Exception):
     """
 
 
+class IncompleteRegistryError(AWPError):
+    """A registered name lacks a fact the code reads from it (backend.contract), at start-up."""
+
+
 class UnknownNameError(AWPError, KeyError):
     """A registry lookup (domain, engine, metric, renderer, format) named nothing registered."""
 

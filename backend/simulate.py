@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from backend.domains.base import get_domain
 from backend.domains.prompts import PromptLibrary, with_demonstrations
 from backend.domains.turns import format_assistant_turn, format_user_turn
-from backend.engines.base import ContextWindow, Engine
+from backend.engines.base import Engine, context_window
 from backend.grounding.grounder import Grounder, Grounding
 from backend.grounding.record import RecordBook
 from backend.history import fit_context, shown_observation, state_before
@@ -293,13 +293,14 @@ class Simulator:
 
         An official row's verbatim chat is sent as the release sends it (its turns are not
         the request's history), and a blind request shows no history; an engine that does not
-        say its context (`ContextWindow`) gets the prompt as it is and refuses it if too long.
+        say its context (`Capabilities.context_window`) gets the prompt as it is and refuses it
+        if too long.
         """
-        engine = self.engine
         cuttable = request.history and request.history_mode is not HistoryMode.BLIND
         if not cuttable or verbatim_chat(request) is not None:
             return request
-        if not isinstance(engine, ContextWindow):
+        engine = context_window(self.engine)
+        if engine is None:
             return request
         context = engine.context_length()
         if context is None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from backend.confidence import agreement
 from backend.domains.base import get_domain
+from backend.engines.base import capabilities_of
 from backend.errors import (
     AWPError,
     BadInputError,
@@ -435,7 +436,7 @@ def run_step(
         )
         yield record_prediction(recorder, target, settled, exact, prefix)
         return
-    if getattr(simulator.engine, "answers_with_reference", False):
+    if capabilities_of(simulator.engine).answers_with_reference:
         yield from run_step(simulator, recorder, target, observed(request, live), prefix)
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="awp-live") as pool:

@@ -31,8 +31,8 @@ from functools import partial
 from backend.domains.base import get_domain
 from backend.scoring import score_observation
 from backend.scoring.base import METRICS, Metric, MetricResult, ObservationPair
-from backend.scoring.domain_sets import DOMAIN_SETS
 from backend.scoring.patience import align, similarity
+from backend.scoring.score import metric_set
 
 BUDGET_MS = 200.0
 Case = tuple[str, str, str, str, str | None]
@@ -212,7 +212,7 @@ def metric_table(repeat: int) -> None:
     for case in cases():
         label, domain = case[0], case[1]
         kind = get_domain(domain).observation_kind
-        for name in DOMAIN_SETS.get(domain).metrics:
+        for name in metric_set(domain).metrics:
             run = partial(score, METRICS.get(name), kind, case)
             cpu, wall = timed(run, repeat)
             over = "" if cpu <= BUDGET_MS else f"  over {BUDGET_MS:.0f} ms"

@@ -16,6 +16,7 @@ from sqlalchemy.orm import aliased
 from sqlalchemy.sql import ColumnElement, Select
 
 from backend.compare.report import BattleCount, PairAgreementCount, RealCount
+from backend.engines.base import reference_answerers
 from backend.errors import BadInputError, ConflictError
 from backend.trust import ANONYMOUS
 from backend.types import EXACT_ANSWERERS
@@ -42,9 +43,15 @@ from storage.upsert import ensure_annotator, find_annotator
 
 REAL_ORIGINS = ("recorded", "live")
 """A real state written by an annotator is an edited prediction, not reality: never shown."""
-NOT_A_MODEL = ("oracle", *EXACT_ANSWERERS)
-"""The oracle and the exact answerers return the real state itself; asking which of two copies
-is real means nothing."""
+
+
+def not_a_model() -> tuple[str, ...]:
+    """The engines that return the real state itself, where asking which copy is real means nothing.
+
+    They are the engines whose capabilities say they answer with the reference (the oracle) and
+    the exact answerers.
+    """
+    return (*reference_answerers(), *EXACT_ANSWERERS)
 
 
 def _count(condition: ColumnElement[bool]) -> ColumnElement[Any]:
@@ -102,7 +109,7 @@ class ArenaStore:
             .where(
                 StepRow.real_observation.is_not(None),
                 StepRow.origin.in_(REAL_ORIGINS),
-                PredictionRow.engine.not_in(NOT_A_MODEL),
+                PredictionRow.engine.not_in(not_a_model()),
                 votes < self.overlap,
             )
         )

@@ -296,8 +296,13 @@ class Services:
         """
         choice = self._budgeted(EngineChoice.from_controls(**controls), user)
         tuned = self.tuned_model.path
-        if tuned and choice.engine == "transformers" and choice.model in ("", self.defaults.model):
-            # An admin made a trained model the Playground's: it stands in for the default.
+        if (
+            tuned
+            and choice.model in ("", self.defaults.model)
+            and engine_spec(choice.engine).capabilities.in_process
+        ):
+            # An admin made a trained model the Playground's: it stands in for an in-process
+            # engine's default.
             return replace(choice, model=tuned)
         if user.is_admin:
             return choice

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from backend.benchmark.intervals import BootstrapSettings
 from backend.benchmark.items import BenchItem
 from backend.scoring.base import METRICS
-from backend.scoring.domain_sets import DOMAIN_SETS
+from backend.scoring.score import metric_set
 from backend.types import SamplingParams
 
 PACKAGES = ("torch", "transformers", "agentworld-playground", "numpy", "patiencediff", "zss")
@@ -100,7 +100,7 @@ def dataset_sha256(items: Sequence[BenchItem]) -> str:
 
 def metric_versions(domains: set[str]) -> dict[str, int]:
     """The version of every metric of the given domains' metric sets."""
-    names = {name for domain in domains for name in DOMAIN_SETS.get(domain).metrics}
+    names = {name for domain in domains for name in metric_set(domain).metrics}
     return {name: METRICS.get(name).version for name in sorted(names)}
 
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import status_or_answer
 from backend.domains.validation import (
     canonical_json,
@@ -139,6 +140,7 @@ ANDROID = DOMAINS.register(
         name="android",
         title="Android",
         observation_kind=ObservationKind.ANDROID_XML,
+        action_kind=ActionKind.UI,
         action_help=(
             'A JSON object with an "action_type" (AndroidWorld names). click, double_tap and '
             'long_press need a target: "x" and "y" pixels, an element "index" or an "element" '
@@ -158,5 +160,7 @@ ANDROID = DOMAINS.register(
         ),
         block_observation=True,
         recorded_only="No live Android: no emulator or system image can be obtained offline.",
+        metrics=metric_sets.TREE,
+        prompts=builtin_prompts("android"),
     ),
 )

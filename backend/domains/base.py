@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from backend.domains.routing import RoutingPolicy
@@ -14,6 +17,60 @@ MAX_ACTION_CHARS = 100_000
 
 
 ActionValidator = Callable[[str, PromptContext], str]
+
+
+class ActionKind(StrEnum):
+    """What an agent's action is, which decides how trajectories carry and export it.
+
+    TOOL_CALL actions are one named call with JSON arguments (exports write them as tool calls,
+    imported tool-call trajectories belong to these domains); the others travel as plain text.
+    """
+
+    KEYSTROKES = "keystrokes"
+    TOOL_CALL = "tool_call"
+    UI = "ui"
+
+
+@dataclass(frozen=True)
+class MetricSet:
+    """The metrics computed for a domain, in display order, and the headline among them.
+
+    Names only: the metrics themselves live in backend.scoring, which domains must not import;
+    the contract (backend.contract) checks that each name is a registered metric.
+    """
+
+    metrics: tuple[str, ...]
+    headline: str
+
+
+def packaged_prompt(*parts: str) -> Traversable:
+    """A prompt file shipped in the `backend` package, e.g. `("domains", "prompts", "os.md")`.
+
+    Resolved from `backend` itself so that naming a judge prompt imports no scoring module.
+    """
+    return resources.files("backend").joinpath(*parts)
+
+
+@dataclass(frozen=True)
+class DomainPrompts:
+    """A domain's built-in prompt files; an override folder may replace either by name.
+
+    Attributes:
+        system: the world model's system prompt template (None: none yet, so a step fails).
+        judge: the judge's per-domain section, after the shared rubric (None: none yet).
+    """
+
+    system: Traversable | None = None
+    judge: Traversable | None = None
+
+
+def builtin_prompts(name: str) -> DomainPrompts:
+    """The system and judge prompt files a built-in domain ships under its own name."""
+    return DomainPrompts(
+        system=packaged_prompt("domains", "prompts", f"{name}.md"),
+        judge=packaged_prompt("scoring", "judge_prompts", f"{name}.md"),
+    )
+
 
 FinishTest = Callable[[str], bool]
 """Says whether a canonical action of the domain is its finish action."""
@@ -46,6 +103,7 @@ class Domain:
         name: registry key (`terminal`, `swe`, `mcp`, `search`, `web`, `os`, `android`).
         title: human name shown in the UI.
         observation_kind: representation of observations; picks metrics and renderers.
+        action_kind: what an action is (`ActionKind.TOOL_CALL`: the tool-call domains).
         action_help: one paragraph on the action format, shown next to the action box.
         example_action: a valid action, used as the UI placeholder and in tests.
         validate: parses an action and returns it in canonical text, or raises BadActionError.
@@ -61,14 +119,18 @@ class Domain:
             can, or when it simply has no live environment yet.
         hybrid: who answers each action in hybrid backing (`backend.domains.routing`); empty:
             the world model answers every action.
+        metrics: the metric set scored on every prediction, with its headline (None: not
+            declared yet, which the contract reports).
+        prompts: its built-in system and judge prompts (none declared: the contract reports
+            each one missing).
 
-    The domain's metric set is registered under its name in backend.scoring DOMAIN_SETS (metrics
-    import the scoring stack, which domains must not); tests/unit/test_registries.py checks it.
+    backend.contract checks every fact; tests/unit/test_registries.py runs it.
     """
 
     name: str
     title: str
     observation_kind: ObservationKind
+    action_kind: ActionKind
     action_help: str
     example_action: str
     validate: ActionValidator
@@ -78,11 +140,18 @@ class Domain:
     live: bool = False
     recorded_only: str = ""
     hybrid: RoutingPolicy = field(default_factory=RoutingPolicy)
+    metrics: MetricSet | None = None
+    prompts: DomainPrompts = field(default_factory=DomainPrompts)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_finish(self, action: str) -> bool:
         """Whether `action` (canonical text) is the finish action; False where none exists."""
         return self.finish is not None and self.finish.test(action)
+
+    @property
+    def tool_calls(self) -> bool:
+        """Whether the domain's actions are tool calls (mcp, search, swe)."""
+        return self.action_kind is ActionKind.TOOL_CALL
 
 
 DOMAINS: Registry[Domain] = Registry("domain")
@@ -102,3 +171,8 @@ def all_domains() -> list[Domain]:
 
     load_builtin_domains()
     return [domain for _, domain in DOMAINS.items()]
+
+
+def tool_call_domains() -> tuple[str, ...]:
+    """The names of the registered domains whose actions are tool calls."""
+    return tuple(domain.name for domain in all_domains() if domain.tool_calls)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, PromptContext, builtin_prompts
 from backend.domains.routing import Route, RoutingPolicy, read_only_tool
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
@@ -39,6 +40,7 @@ MCP = DOMAINS.register(
         name="mcp",
         title="MCP tools",
         observation_kind=ObservationKind.JSON,
+        action_kind=ActionKind.TOOL_CALL,
         action_help=(
             'One MCP tool call as JSON: {"name": tool, "arguments": {...}}. When the session '
             "carries tool definitions (MCP inputSchema or OpenAI function parameters), the tool "
@@ -51,5 +53,7 @@ MCP = DOMAINS.register(
         renderer="json",
         live=True,
         hybrid=HYBRID,
+        metrics=metric_sets.JSON,
+        prompts=builtin_prompts("mcp"),
     ),
 )

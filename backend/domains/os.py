@@ -6,7 +6,8 @@ code parses; the special answers WAIT, DONE and FAIL are plain names and parse t
 
 from __future__ import annotations
 
-from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import done_or_fail
 from backend.domains.validation import clean_action, parse_python
 from backend.types import ObservationKind
@@ -31,6 +32,7 @@ OS = DOMAINS.register(
         name="os",
         title="Desktop (OS)",
         observation_kind=ObservationKind.A11Y_TREE,
+        action_kind=ActionKind.UI,
         action_help=(
             "Python code run on an Ubuntu desktop, usually pyautogui calls such as "
             "pyautogui.click(640, 360), pyautogui.typewrite('hello'), pyautogui.hotkey('ctrl', "
@@ -45,5 +47,7 @@ OS = DOMAINS.register(
             done_or_fail, "When done, answer DONE alone (or FAIL if the task cannot be done)."
         ),
         block_observation=True,
+        metrics=metric_sets.TREE,
+        prompts=builtin_prompts("os"),
     ),
 )

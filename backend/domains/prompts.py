@@ -1,6 +1,7 @@
 """World-model system prompts: built-in templates per domain, an override directory, safe slots.
 
-Templates are Markdown files (`prompts/<domain>.md`, shipped as package data). The override
+Templates are Markdown files, each domain's named by its `Domain.prompts.system` (the built-ins
+ship `prompts/<domain>.md` as package data). The override
 directory replaces a built-in with `<domain>.md` or, in the official release's layout,
 `<domain>/system_prompt.txt` (`backend.prompt_folders`), so a researcher can try another prompt
 without touching code. Slots are filled in one pass by name only: `$tools`, `${tools}` and
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from pathlib import Path
 
 from backend.domains.base import PromptContext, get_domain
@@ -113,12 +113,11 @@ class PromptLibrary:
             UnknownNameError: no such domain (the message lists the valid ones).
             NotFoundError: a registered domain without a built-in prompt and no override file.
         """
-        get_domain(domain)
+        builtin = get_domain(domain).prompts.system
         path = self._override(domain)
         if path is not None:
             return path.read_text(encoding="utf-8")
-        builtin = resources.files("backend.domains") / "prompts" / f"{domain}.md"
-        if not builtin.is_file():
+        if builtin is None or not builtin.is_file():
             raise NotFoundError(
                 f"Domain {domain!r} has no built-in system prompt; put {domain}.md in the prompt "
                 "override directory."

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from backend.domains.base import DOMAINS, Domain, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, PromptContext, builtin_prompts
 from backend.domains.tools import check_call, parse_tool_call, tool_schemas
 from backend.domains.validation import (
     check_keys,
@@ -113,6 +114,7 @@ SEARCH = DOMAINS.register(
         name="search",
         title="Web search",
         observation_kind=ObservationKind.SEARCH,
+        action_kind=ActionKind.TOOL_CALL,
         action_help=(
             'One tool call as JSON {"name": ..., "arguments": {...}}. web_search takes '
             '{"queries": [text, ...]} and returns up to 10 results per query as "[n] url / '
@@ -125,5 +127,7 @@ SEARCH = DOMAINS.register(
         example_action=EXAMPLE,
         validate=validate,
         renderer="search",
+        metrics=metric_sets.SEARCH,
+        prompts=builtin_prompts("search"),
     ),
 )

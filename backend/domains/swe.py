@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import tool_named
 from backend.domains.routing import Route, RoutingPolicy, tool_commands
 from backend.domains.tools import validate_tool_call
@@ -41,6 +42,7 @@ SWE = DOMAINS.register(
         name="swe",
         title="Software engineering",
         observation_kind=ObservationKind.TEXT,
+        action_kind=ActionKind.TOOL_CALL,
         action_help=(
             'One tool call as JSON: {"name": tool, "arguments": {...}}, for example a shell '
             "command, a file view or an edit. The OpenAI shape "
@@ -59,5 +61,7 @@ SWE = DOMAINS.register(
         ),
         live=True,
         hybrid=HYBRID,
+        metrics=metric_sets.TEXT,
+        prompts=builtin_prompts("swe"),
     ),
 )

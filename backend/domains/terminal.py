@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import empty_batch
 from backend.domains.validation import (
     canonical_json,
@@ -56,6 +57,7 @@ TERMINAL = DOMAINS.register(
         name="terminal",
         title="Terminal",
         observation_kind=ObservationKind.SCREEN,
+        action_kind=ActionKind.KEYSTROKES,
         action_help=(
             'A JSON array of {"keystrokes": text, "duration": seconds} objects, sent to a tmux '
             'pane in order. Keystrokes use tmux notation: end a command with "\\n", send C-c or '
@@ -72,5 +74,7 @@ TERMINAL = DOMAINS.register(
             action="[]",
         ),
         live=True,
+        metrics=metric_sets.SCREEN,
+        prompts=builtin_prompts("terminal"),
     ),
 )

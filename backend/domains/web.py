@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domains.base import DOMAINS, Domain, Finish, PromptContext
+from backend.domains import metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import message_or_infeasible
 from backend.domains.validation import clean_action, did_you_mean, parse_python, quoted
 from backend.errors import BadActionError
@@ -179,6 +180,7 @@ WEB = DOMAINS.register(
         name="web",
         title="Web browser",
         observation_kind=ObservationKind.AXTREE,
+        action_kind=ActionKind.UI,
         action_help=(
             "BrowserGym actions written as Python calls with literal arguments, one per line: "
             "click('12'), fill('45', \"text\"), select_option('3', [\"a\", \"b\"]), hover('7'), "
@@ -198,5 +200,7 @@ WEB = DOMAINS.register(
         ),
         block_observation=True,
         live=True,
+        metrics=metric_sets.TREE,
+        prompts=builtin_prompts("web"),
     ),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast
 
 from pydantic import BaseModel, Field
 
@@ -68,7 +68,6 @@ class EngineConfig(BaseModel):
     extra_body: dict[str, Any] = Field(default_factory=dict)
 
 
-@runtime_checkable
 class Engine(Protocol):
     """A text generator behind one interface.
 
@@ -95,13 +94,12 @@ class Engine(Protocol):
 EngineFactory = Callable[[EngineConfig], Engine]
 
 
-@runtime_checkable
 class ContextWindow(Protocol):
-    """An engine that knows its context length and how many tokens a prompt takes in it.
+    """What an engine declaring `Capabilities.context_window` implements besides `Engine`.
 
     The step path asks it before sending, to cut the oldest history turns of a prompt that
     would not fit (`backend.history.fit_context`). An engine that cannot know (a server that
-    does not say) does not implement it: its prompts go as they are, and a prompt too long
+    does not say) declares no context window: its prompts go as they are, and a prompt too long
     comes back as the engine's `PromptTooLongError`.
     """
 
@@ -124,12 +122,18 @@ class Capabilities:
         logprobs: completions carry token log-probabilities.
         in_process: runs a model inside this process, one request at a time: its queue gets no
             parallelism, and choosing another model means loading it here (an admin's call).
+        context_window: knows its context length and counts a prompt's tokens (it implements
+            `ContextWindow`), so the step path cuts old history to fit instead of sending it.
+        answers_with_reference: returns the request's reference (the oracle), so the real
+            next state must be known before it answers.
     """
 
     streaming: bool
     batching: bool
     logprobs: bool
     in_process: bool
+    context_window: bool
+    answers_with_reference: bool
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,38 @@ def engine_spec(name: str) -> EngineSpec:
 
     load_builtin_engines()
     return ENGINES.get(name)
+
+
+NO_CAPABILITIES = Capabilities(
+    streaming=False,
+    batching=False,
+    logprobs=False,
+    in_process=False,
+    context_window=False,
+    answers_with_reference=False,
+)
+"""What an engine built outside the registry (a script's or a test's own) is taken to declare."""
+
+
+def capabilities_of(engine: Engine) -> Capabilities:
+    """The capabilities registered under the engine's name; none for an unregistered engine."""
+    from backend.engines import load_builtin_engines
+
+    load_builtin_engines()
+    return ENGINES.get(engine.name).capabilities if engine.name in ENGINES else NO_CAPABILITIES
+
+
+def context_window(engine: Engine) -> ContextWindow | None:
+    """The engine as a `ContextWindow` where its capabilities declare one, else None."""
+    return cast(ContextWindow, engine) if capabilities_of(engine).context_window else None
+
+
+def reference_answerers() -> list[str]:
+    """The registered engines that answer with the request's reference (the oracle)."""
+    from backend.engines import load_builtin_engines
+
+    load_builtin_engines()
+    return [name for name, spec in ENGINES.items() if spec.capabilities.answers_with_reference]
 
 
 def baseline_names() -> list[str]:

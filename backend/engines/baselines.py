@@ -9,8 +9,9 @@ mistake them for a model.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
-from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
+from backend.engines.base import ENGINES, NO_CAPABILITIES, EngineConfig, EngineSpec
 from backend.errors import EngineRequestError
 from backend.types import ChatRequest, Completion, StreamChunk
 
@@ -54,19 +55,14 @@ class BaselineEngine:
     Args:
         name: the registry name, also shown as `baseline:<name>`.
         predict: maps a request to the predicted observation text.
-        answers_with_reference: it returns the request's reference, so the real next state must
-            be known before it is asked (a live environment acts first for it).
+
+    What it can do is its registration's (`Capabilities`): the oracle's says it answers with
+    the reference, so a live environment acts first for it.
     """
 
-    def __init__(
-        self,
-        name: str,
-        predict: Callable[[ChatRequest], str],
-        answers_with_reference: bool = False,
-    ) -> None:
+    def __init__(self, name: str, predict: Callable[[ChatRequest], str]) -> None:
         self.name = name
         self.model = f"baseline:{name}"
-        self.answers_with_reference = answers_with_reference
         self._predict = predict
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Completion]:
@@ -96,10 +92,13 @@ def _persistence(config: EngineConfig) -> BaselineEngine:
 
 
 def _oracle(config: EngineConfig) -> BaselineEngine:
-    return BaselineEngine("oracle", reference_observation, answers_with_reference=True)
+    return BaselineEngine("oracle", reference_observation)
 
 
 # Baselines load nothing and answer at once: no streaming, batching or token log-probabilities.
-_BASELINE = Capabilities(streaming=False, batching=False, logprobs=False, in_process=False)
+_BASELINE = NO_CAPABILITIES
 ENGINES.register("persistence", EngineSpec(_persistence, _BASELINE, baseline=True))
-ENGINES.register("oracle", EngineSpec(_oracle, _BASELINE, baseline=True))
+ENGINES.register(
+    "oracle",
+    EngineSpec(_oracle, replace(_BASELINE, answers_with_reference=True), baseline=True),
+)

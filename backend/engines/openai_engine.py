@@ -260,6 +260,13 @@ ENGINES.register(
     EngineSpec(
         OpenAIEngine,
         # The server batches concurrent requests; it is asked for log-probabilities (confidence).
-        Capabilities(streaming=True, batching=True, logprobs=True, in_process=False),
+        Capabilities(
+            streaming=True,
+            batching=True,
+            logprobs=True,
+            in_process=False,
+            context_window=False,
+            answers_with_reference=False,
+        ),
     ),
 )

@@ -362,6 +362,13 @@ ENGINES.register(
     "transformers",
     EngineSpec(
         TransformersEngine,
-        Capabilities(streaming=True, batching=True, logprobs=True, in_process=True),
+        Capabilities(
+            streaming=True,
+            batching=True,
+            logprobs=True,
+            in_process=True,
+            context_window=True,
+            answers_with_reference=False,
+        ),
     ),
 )

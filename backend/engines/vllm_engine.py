@@ -274,6 +274,13 @@ ENGINES.register(
         VLLMEngine,
         # The offline API answers a stream with one chunk at the end; the sampled tokens'
         # log-probabilities give the confidence.
-        Capabilities(streaming=False, batching=True, logprobs=True, in_process=True),
+        Capabilities(
+            streaming=False,
+            batching=True,
+            logprobs=True,
+            in_process=True,
+            context_window=True,
+            answers_with_reference=False,
+        ),
     ),
 )

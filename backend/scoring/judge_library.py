@@ -1,6 +1,8 @@
 """Judge prompts: our own per-domain prompts shipped as package files, optionally overridden.
 
-Each `judge_prompts/<name>.md` starts with a front matter of `key: value` lines between `---`
+A domain's own section is its `Domain.prompts.judge` file (the built-ins ship theirs as
+`judge_prompts/<domain>.md`); the shared rubric and `pairwise.md` are this package's. Each file
+starts with a front matter of `key: value` lines between `---`
 lines: `version` (bumped on every wording change, stored with every judge score) and `caps`
 (true where the web/os/android score caps apply). A domain's system prompt is the shared rubric
 (`_rubric.md`) followed by the domain's section; `pairwise.md` stands alone. A directory given
@@ -15,8 +17,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from backend.domains.base import DOMAINS, all_domains
 from backend.errors import BadInputError, NotFoundError, UnknownNameError
 from backend.prompt_folders import OFFICIAL_JUDGE, PromptFolder
 
@@ -93,17 +97,26 @@ class JudgePromptLibrary:
                 return parse_prompt_file(found.read_text("utf-8"))
             if found is None and name not in (RUBRIC, PAIRWISE):
                 self.folder.note_missing(name)
-        packaged = resources.files("backend.scoring") / "judge_prompts" / f"{name}.md"
-        if not packaged.is_file():
+        packaged = self._builtin(name)
+        if packaged is None or not packaged.is_file():
             raise UnknownNameError(
                 f"No judge prompt for {name!r}. Available: {', '.join(self.names())}."
             )
         return parse_prompt_file(packaged.read_text("utf-8"))
 
     @staticmethod
+    def _builtin(name: str) -> Traversable | None:
+        """The built-in file of `name`: the rubric's or pairwise's, else the domain's own."""
+        if name in (RUBRIC, PAIRWISE):
+            return resources.files("backend.scoring") / "judge_prompts" / f"{name}.md"
+        all_domains()
+        return DOMAINS.get(name).prompts.judge if name in DOMAINS else None
+
+    @staticmethod
     def _packaged() -> set[str]:
-        packaged = resources.files("backend.scoring") / "judge_prompts"
-        return {entry.name[:-3] for entry in packaged.iterdir() if entry.name.endswith(".md")}
+        """The domains whose judge prompt file exists, and pairwise."""
+        own = {d.name for d in all_domains() if d.prompts.judge and d.prompts.judge.is_file()}
+        return own | {PAIRWISE}
 
     def names(self) -> list[str]:
         """Names with a prompt (domains and `pairwise`), built-in and overridden."""

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
-from backend.domains.base import get_domain
+from backend.domains.base import MetricSet, get_domain
+from backend.errors import UnknownNameError
+
+# Importing the metric modules registers their metrics in METRICS.
+from backend.scoring import json_metrics, screen, search, text, tree_metrics  # noqa: F401
 from backend.scoring.base import METRICS, MetricResult, checked_pair
-from backend.scoring.domain_sets import DOMAIN_SETS
+
+
+def metric_set(domain: str) -> MetricSet:
+    """The metric set `domain` declares (`Domain.metrics`).
+
+    Raises:
+        UnknownNameError: no such domain, or it declares no metric set.
+    """
+    metrics = get_domain(domain).metrics
+    if metrics is None:
+        raise UnknownNameError(f"Domain {domain!r} declares no metric set.")
+    return metrics
 
 
 def score_observation(
@@ -27,9 +42,9 @@ def score_observation(
             parsable observation of the domain's kind. A malformed PREDICTION never raises: it
             scores low and its parse error is reported in the details.
     """
-    metric_set = DOMAIN_SETS.get(domain)
+    names = metric_set(domain).metrics
     pair = checked_pair(get_domain(domain).observation_kind, predicted, reference, previous)
-    return [METRICS.get(name)(pair) for name in metric_set.metrics]
+    return [METRICS.get(name)(pair) for name in names]
 
 
 def headline_metric(domain: str) -> str:
@@ -38,4 +53,4 @@ def headline_metric(domain: str) -> str:
     Raises:
         UnknownNameError: the domain has no metric set.
     """
-    return DOMAIN_SETS.get(domain).headline
+    return metric_set(domain).headline

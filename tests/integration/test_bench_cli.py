@@ -25,6 +25,7 @@ from backend.benchmark.results import aggregate
 from backend.benchmark.store import ItemStore
 from backend.data.agentworldbench import trajectory_to_rows
 from backend.data.bundled import load_bundled
+from backend.domains.base import all_domains
 from backend.errors import BadInputError
 from storage.run_kinds import BenchRun
 
@@ -74,7 +75,7 @@ def test_limit_then_resume_redoes_nothing_and_scores_everything(tmp_path: Path) 
     )
     assert oracle["headline_overall"]["macro"] == oracle["headline_overall"]["micro"] == 1.0
     assert "macro" in oracle["headline_overall"]["macro_label"]
-    assert set(oracle["domains"]) == {"terminal", "swe", "mcp", "search", "web", "os", "android"}
+    assert set(oracle["domains"]) == {domain.name for domain in all_domains()}
     for stats in oracle["domains"].values():
         assert set(stats["metrics"].values()) == {1.0}
     assert persistence["headline_overall"]["macro"] < 0.05  # doing nothing scores near 0

@@ -7,11 +7,14 @@ folder; a raw exception escaping `main` fails the case as a traceback would.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from app.cli import main
+import app.context
+from app.cli import EXIT_USER_ERROR, main
+from backend.domains.base import DOMAINS, DomainPrompts, get_domain
 
 CASES: dict[str, tuple[list[str], str]] = {
     # name: (arguments, with {tmp} for the folder holding `file.txt` and `folder/`; message part)
@@ -123,3 +126,21 @@ def test_bad_input_gets_a_clear_message_and_a_non_zero_exit(
     assert ended.value.code not in (0, None)
     assert "Traceback" not in shown.err + shown.out
     assert message in shown.err + shown.out
+
+
+def test_an_incomplete_registry_stops_the_start_naming_each_missing_fact(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The 8th-domain experiment at start-up: a domain without prompts stops `awp` by name."""
+    terminal = get_domain("terminal")
+    eighth = replace(terminal, name="eighth", live=False, prompts=DomainPrompts())
+    monkeypatch.setitem(DOMAINS._items, "eighth", eighth)
+    monkeypatch.setattr(app.context, "_REGISTRIES_CHECKED", [])
+    monkeypatch.setattr(sys, "argv", ["awp", "sessions", "list"])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    shown = capsys.readouterr()
+    assert ended.value.code == EXIT_USER_ERROR
+    assert "Traceback" not in shown.err + shown.out
+    assert "domain 'eighth': no system prompt (Domain.prompts.system)" in shown.err
+    assert "domain 'eighth': no judge prompt (Domain.prompts.judge)" in shown.err

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from app.cli import build_cli
 from backend.data.bundled import load_bundled
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import ENGINES, Capabilities, EngineConfig, EngineSpec
+from backend.engines.base import ENGINES, NO_CAPABILITIES, EngineConfig, EngineSpec
 from backend.engines.baselines import BaselineEngine
 from backend.export.prompt import prompt_messages
 from backend.export.records import ExportContext
@@ -58,8 +58,7 @@ def _capture(config: EngineConfig) -> BaselineEngine:
 
 
 if "capture" not in ENGINES:
-    capabilities = Capabilities(streaming=False, batching=False, logprobs=False, in_process=False)
-    ENGINES.register("capture", EngineSpec(_capture, capabilities))
+    ENGINES.register("capture", EngineSpec(_capture, NO_CAPABILITIES))
 
 
 @pytest.fixture(scope="module")

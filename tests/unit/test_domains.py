@@ -453,7 +453,7 @@ def test_every_builtin_prompt_renders(name: str, ctx: PromptContext) -> None:
     assert prompt.startswith("# Role and Objective")
     assert prompt.count("<predicted_observation>") >= 1 and "</predicted_observation>" in prompt
     assert not any(f"${slot}" in prompt or f"{{{slot}}}" in prompt for slot in SLOTS)
-    if name in ("terminal", "swe", "mcp", "search"):
+    if not get_domain(name).block_observation:
         assert "**Environment Observation:**" in prompt
     else:
         assert "exactly one closed" in prompt

@@ -2,15 +2,19 @@
 
 `fit_context` is pure; the Simulator's decision of when to ask it runs on a real
 `BaselineEngine` that also says a context length and counts a prompt as its characters, so the
-numbers are easy to check by hand.
+numbers are easy to check by hand. It is registered (for each test only) with the
+`context_window` capability, which is what the step path reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
 
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import ContextWindow
+from backend.engines.base import ENGINES, NO_CAPABILITIES, EngineSpec, capabilities_of
 from backend.engines.baselines import BaselineEngine
 from backend.history import drop_oldest, fit_context
 from backend.simulate import Simulator, build_messages
@@ -95,6 +99,14 @@ class MeasuredEngine(BaselineEngine):
         return sum(len(m.content) for m in request.messages)
 
 
+@pytest.fixture(autouse=True)
+def measured_is_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measured engine declares a context window, as transformers and vLLM do."""
+    capabilities = replace(NO_CAPABILITIES, context_window=True)
+    spec = EngineSpec(lambda config: MeasuredEngine(None), capabilities)
+    monkeypatch.setitem(ENGINES._items, "measured", spec)
+
+
 def step(engine: BaselineEngine, requests: Sequence[SimRequest]) -> list[int]:
     simulator = Simulator(engine, PromptLibrary())
     return [p.history_dropped for p in simulator.step_batch(list(requests))]
@@ -103,7 +115,7 @@ def step(engine: BaselineEngine, requests: Sequence[SimRequest]) -> list[int]:
 def test_the_step_path_cuts_what_the_engine_cannot_hold_and_says_so() -> None:
     long, short = request(8), request(1)
     engine = MeasuredEngine(context=size(long) - 300)
-    assert isinstance(engine, ContextWindow)
+    assert capabilities_of(engine).context_window
 
     prepared = Simulator(engine, PromptLibrary()).prepare(long)
     dropped = step(engine, [long, short])

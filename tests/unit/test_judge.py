@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from backend.domains.base import ActionKind, all_domains
 from backend.errors import EngineUnavailableError, UnknownNameError
 from backend.scoring.judge import Judge, JudgeItem, render_user_message
 from backend.scoring.judge_library import JudgePromptLibrary
@@ -137,10 +138,10 @@ def test_user_message_holds_history_diagnostics_and_both_observations() -> None:
 
 def test_every_domain_has_a_prompt_and_caps_where_the_card_says() -> None:
     library = JudgePromptLibrary()
-    for domain in ("terminal", "swe", "mcp", "search", "web", "os", "android"):
-        prompt = library.get(domain)
+    for domain in all_domains():
+        prompt = library.get(domain.name)
         assert "<final_evaluation>" in prompt.text
-        assert prompt.caps == (domain in ("web", "os", "android"))
+        assert prompt.caps == (domain.action_kind is ActionKind.UI)  # web, os, android
     assert "10-20%" in library.get("mcp").text
     with pytest.raises(UnknownNameError, match="Available"):
         library.get("chess")

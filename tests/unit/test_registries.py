@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import pytest
+
 from backend.contract import (
     domain_problems,
     engine_problems,
@@ -21,15 +23,21 @@ from backend.contract import (
     reward_problems,
     solution_problems,
 )
-from backend.domains import load_builtin_domains
-from backend.domains.base import DOMAINS, Domain, Finish, get_domain
+from backend.domains import load_builtin_domains, metric_sets
+from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, MetricSet, get_domain
 from backend.domains.routing import RoutingPolicy
+from backend.domains.terminal import validate as terminal_validate
+from backend.engines.base import (
+    NO_CAPABILITIES,
+    EngineSpec,
+    reference_answerers,
+)
+from backend.engines.openai_engine import OpenAIEngine
 from backend.envs.live.base import Check, LiveKind, LiveTask
 from backend.envs.sim.rewards import RewardOptions, StepView, Verdict
 from backend.envs.sim.worlds import Perturbation
 from backend.registry import Registry
 from backend.scoring.base import METRICS, Metric
-from backend.scoring.domain_sets import DOMAIN_SETS, MetricSet
 from ui.renderers import RENDERERS
 
 
@@ -38,12 +46,40 @@ def test_every_registered_entry_has_every_fact() -> None:
     assert not problems, "Registry entries lack facts:\n" + "\n".join(problems)
 
 
+def test_an_eighth_domain_without_its_prompts_fails_the_contract_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The issue's experiment: a domain added by the checklist, minus its two prompt files.
+
+    It used to pass the contract and then fail at its first step (no system prompt) and in the
+    judge (no judge prompt). It is registered in the real registry for this test only.
+    """
+    eighth = Domain(
+        name="eighth",
+        title="Eighth",
+        observation_kind=get_domain("terminal").observation_kind,
+        action_kind=ActionKind.KEYSTROKES,
+        action_help="A keystroke batch, as the terminal takes it.",
+        example_action='[{"keystrokes": "ls\\n", "duration": 0.1}]',
+        validate=terminal_validate,
+        renderer="terminal",
+        metrics=metric_sets.SCREEN,
+    )
+    monkeypatch.setitem(DOMAINS._items, "eighth", eighth)
+
+    assert registry_problems(RENDERERS) == [
+        "domain 'eighth': no system prompt (Domain.prompts.system)",
+        "domain 'eighth': no judge prompt (Domain.prompts.judge)",
+    ]
+
+
 def _eighth() -> Domain:
     """A new domain someone started: copied from terminal, with its facts half declared."""
     return replace(
         get_domain("terminal"),
         name="eighth",
         renderer="no_such_renderer",
+        metrics=None,
         finish=Finish(lambda action: action == "done", hint=""),
         live=True,
     )
@@ -53,11 +89,11 @@ def test_an_incomplete_domain_is_listed_with_each_missing_fact() -> None:
     domains: Registry[Domain] = Registry("domain")
     domains.register("eighth", _eighth())
     problems = domain_problems(
-        "eighth", domains.get("eighth"), metric_sets=DOMAIN_SETS, renderers=RENDERERS, live=()
+        "eighth", domains.get("eighth"), metrics=METRICS, renderers=RENDERERS, live=()
     )
     assert problems == [
         "domain 'eighth': renderer 'no_such_renderer' is not a registered renderer",
-        "domain 'eighth': no metric set registered under its name (DOMAIN_SETS)",
+        "domain 'eighth': no metric set (Domain.metrics)",
         "domain 'eighth': a finish test without the hint that tells the agent about it",
         "domain 'eighth': declares live=True but registers no live environment (LIVE)",
     ]
@@ -66,9 +102,7 @@ def test_an_incomplete_domain_is_listed_with_each_missing_fact() -> None:
 def test_a_domain_registered_under_another_name_or_with_a_bad_example_is_listed() -> None:
     terminal = get_domain("terminal")
     domain = replace(terminal, name="eighth", example_action="ls", title="", live=False)
-    problems = domain_problems(
-        "ninth", domain, metric_sets=("ninth",), renderers=RENDERERS, live=()
-    )
+    problems = domain_problems("ninth", domain, metrics=METRICS, renderers=RENDERERS, live=())
     assert problems[0] == "domain 'ninth': no title"
     assert problems[1] == "domain 'ninth': registered under another name than its own 'eighth'"
     assert problems[2].startswith("domain 'ninth': its example action does not validate")
@@ -79,7 +113,7 @@ def test_a_hybrid_route_without_reality_to_answer_it_is_listed() -> None:
     swe = get_domain("swe")
     model_route = replace(swe.hybrid.routes[0], answered_by="model", description="")
     domain = replace(swe, live=False, hybrid=RoutingPolicy((model_route,)))
-    problems = domain_problems("swe", domain, metric_sets=("swe",), renderers=RENDERERS, live=())
+    problems = domain_problems("swe", domain, metrics=METRICS, renderers=RENDERERS, live=())
     assert problems == [
         "domain 'swe': a hybrid route answered by 'model'",
         "domain 'swe': a hybrid route without a description",
@@ -93,6 +127,17 @@ def test_an_engine_registered_as_a_bare_factory_lacks_its_capabilities() -> None
     assert engine_problems("bare", engines.get("bare")) == [
         "engine 'bare': is a function, not an EngineSpec with capabilities"
     ]
+
+
+def test_an_engine_declaring_a_context_window_it_cannot_measure_is_listed() -> None:
+    spec = EngineSpec(OpenAIEngine, replace(NO_CAPABILITIES, context_window=True))
+    assert engine_problems("openai", spec) == [
+        "engine 'openai': declares a context window but has no context_length, prompt_tokens"
+    ]
+
+
+def test_the_oracle_alone_answers_with_the_reference() -> None:
+    assert reference_answerers() == ["oracle"]
 
 
 def test_a_live_environment_without_a_live_domain_is_listed() -> None:
@@ -121,13 +166,10 @@ def test_a_live_task_with_a_goal_but_no_check_is_listed() -> None:
 
 
 def test_a_metric_set_naming_an_unknown_metric_is_listed() -> None:
-    metric_set = object.__new__(MetricSet)  # skips __post_init__, as a stale set would
-    object.__setattr__(metric_set, "metrics", ("text_exact", "no_such_metric"))
-    object.__setattr__(metric_set, "headline", "change_f1")
-    assert metric_set_problems("eighth", metric_set, domains=(), metrics=METRICS) == [
-        "metric set 'eighth': no domain is registered under its name",
-        "metric set 'eighth': metric 'no_such_metric' is not registered",
-        "metric set 'eighth': headline 'change_f1' is not one of its metrics",
+    metric_set = MetricSet(("text_exact", "no_such_metric"), "change_f1")
+    assert metric_set_problems("eighth", metric_set, metrics=METRICS) == [
+        "metric set of domain 'eighth': metric 'no_such_metric' is not registered",
+        "metric set of domain 'eighth': headline 'change_f1' is not one of its metrics",
     ]
 
 

@@ -168,7 +168,7 @@ def converted():
 
 @needs_recorded
 def test_every_recorded_observation_renders_with_its_domain_renderer(converted):
-    from backend.domains.base import get_domain
+    from backend.domains.base import all_domains, get_domain
 
     domains = set()
     for trajectory in converted:
@@ -180,4 +180,4 @@ def test_every_recorded_observation_renders_with_its_domain_renderer(converted):
             assert "awp-notice" not in out or renderer == "json"
             previous = turn.observation
         domains.add(trajectory.domain)
-    assert domains == {"terminal", "swe", "mcp", "search", "web", "os", "android"}
+    assert domains == {domain.name for domain in all_domains()}

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
+from backend.domains.base import all_domains
 from backend.errors import UnknownNameError
 from backend.scoring import MetricResult, headline_metric, score_observation
-from backend.scoring.domain_sets import DOMAIN_SETS
 from backend.scoring.patience import align, similarity
+from backend.scoring.score import metric_set
 from backend.scoring.screen import mask_volatile
 from backend.scoring.search import parse_results
 
@@ -19,8 +20,8 @@ def by_name(results: list[MetricResult]) -> dict[str, MetricResult]:
 
 
 def test_every_domain_has_a_set_and_a_headline() -> None:
-    for domain in ("terminal", "swe", "mcp", "search", "web", "os", "android"):
-        assert headline_metric(domain) in DOMAIN_SETS.get(domain).metrics
+    for domain in all_domains():
+        assert headline_metric(domain.name) in metric_set(domain.name).metrics
     with pytest.raises(UnknownNameError, match="Did you mean 'terminal'"):
         headline_metric("termnal")
 

@@ -15,9 +15,10 @@ import pytest
 
 from backend.data.bundled import load_bundled
 from backend.data.recorded import load_recorded
+from backend.domains.base import all_domains
 from backend.scoring import score_observation
 from backend.scoring.base import checked_pair
-from backend.scoring.domain_sets import DOMAIN_SETS
+from backend.scoring.score import metric_set
 from backend.scoring.text import normalise_whitespace
 from backend.scoring.tree_change import changes
 from backend.types import Trajectory
@@ -28,6 +29,11 @@ TREE_DOMAINS = {"web": "axtree", "os": "a11y_tree", "android": "android_xml"}
 @pytest.fixture(scope="module")
 def recorded(recorded_root: Path) -> list[Trajectory]:
     return load_recorded(recorded_root)
+
+
+def names() -> set[str]:
+    """The registered domains' names (every one has recorded data and a metric set)."""
+    return {domain.name for domain in all_domains()}
 
 
 def transitions(trajectories: list[Trajectory]) -> list[tuple[str, str | None, str]]:
@@ -43,8 +49,8 @@ def transitions(trajectories: list[Trajectory]) -> list[tuple[str, str | None, s
 
 
 def test_recordings_cover_all_seven_domains(recorded: list[Trajectory]) -> None:
-    assert {t.domain for t in recorded} == set(DOMAIN_SETS.names())
-    assert {t.domain for t in load_bundled()} == set(DOMAIN_SETS.names())
+    assert {t.domain for t in recorded} == names()
+    assert {t.domain for t in load_bundled()} == names()
 
 
 @pytest.mark.parametrize("source", ["recorded", "bundled"])
@@ -55,7 +61,7 @@ def test_oracle_scores_one_on_every_metric(source: str, recorded: list[Trajector
         for result in score_observation(domain, observation, observation, previous):
             assert result.value == 1.0, (domain, result)
         seen[domain] = seen.get(domain, 0) + 1
-    assert set(seen) == set(DOMAIN_SETS.names())
+    assert set(seen) == names()
 
 
 def really_changed(domain: str, previous: str, observation: str, details: dict[str, Any]) -> bool:
@@ -78,12 +84,12 @@ def test_persistence_headline_is_zero_exactly_when_the_observation_changed(
     for domain, previous, observation in transitions(trajectories):
         if domain == "search" or previous is None:
             continue
-        headline = DOMAIN_SETS.get(domain).headline
+        headline = metric_set(domain).headline
         results = score_observation(domain, previous, observation, previous)
         result = next(r for r in results if r.name == headline)
         changed = really_changed(domain, previous, observation, result.details)
         assert result.value == (0.0 if changed else 1.0), (domain, result.details)
         seen[(domain, changed)] += 1
-    assert {domain for domain, changed in seen if changed} == set(DOMAIN_SETS.names()) - {"search"}
+    assert {domain for domain, changed in seen if changed} == names() - {"search"}
     unchanged = sum(n for (_, changed), n in seen.items() if not changed)
     assert sum(seen.values()) - unchanged >= 10 * unchanged

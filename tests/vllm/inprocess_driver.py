@@ -17,7 +17,7 @@ from app.settings import Settings
 from backend.data.bundled import load_bundled
 from backend.domains import BUILTIN
 from backend.domains.prompts import PromptLibrary
-from backend.engines.base import ContextWindow, build_engine
+from backend.engines.base import build_engine, context_window
 from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import AWPError
 from backend.simulate import Simulator, build_messages, canonical
@@ -87,8 +87,9 @@ def run(model: str) -> dict[str, Any]:
 def run_context(model: str) -> dict[str, Any]:
     """A session too long for `max_model_len` is cut; an action too long alone is refused."""
     config = Settings().engine_config("vllm", model)
-    engine = build_engine(config)
-    assert isinstance(engine, ContextWindow)
+    built = build_engine(config)
+    engine = context_window(built)
+    assert engine is not None
     simulator = Simulator(engine, PromptLibrary())
     probe = chat("pwd", 1)
     counted = engine.prompt_tokens(probe)

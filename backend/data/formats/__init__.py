@@ -52,12 +52,13 @@ def domain_of_calls(names: Iterable[str]) -> str:
     ATIF written here names a terminal or web action after its domain, so a trajectory whose
     calls all carry one domain's name is that domain's.
     """
-    from backend.domains import BUILTIN
+    from backend.domains.base import all_domains
 
     distinct = set(names)
+    text_domains = {domain.name for domain in all_domains() if not domain.tool_calls}
     if len(distinct) == 1:
         (only,) = distinct
-        if only in BUILTIN and only not in ("mcp", "swe", "search"):
+        if only in text_domains:
             return only
     return domain_for_tools(distinct)
 

@@ -18,12 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from backend.data.formats import IMPORTED_LICENCE, domain_of_calls
 from backend.data.recorded.common import canonical_turns
+from backend.domains.base import get_domain
 from backend.errors import BadInputError
 from backend.types import Trajectory, Turn
 
 SCHEMA_VERSION = "ATIF-v1.4"
-TOOL_DOMAINS = ("mcp", "swe", "search")
-"""Domains whose actions are already tool calls (`{"name", "arguments"}`)."""
 
 
 class AtifToolCall(BaseModel):
@@ -107,7 +106,7 @@ class AtifTrajectory(BaseModel):
 
 def action_call(domain: str, action: str, call_id: str) -> AtifToolCall:
     """A turn's action as an ATIF tool call (a domain action under the domain's name)."""
-    if domain in TOOL_DOMAINS:
+    if get_domain(domain).tool_calls:  # already a `{"name", "arguments"}` call
         try:
             call = json.loads(action)
         except json.JSONDecodeError:

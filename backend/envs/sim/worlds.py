@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from backend.domains.base import get_domain
+from backend.domains.base import get_domain, tool_call_domains
 from backend.domains.prompts import PromptLibrary, fill
 from backend.envs.sim.episode import EpisodeSpec
 from backend.errors import BadInputError
@@ -38,9 +38,6 @@ class UnpinnedWorldWarning(UserWarning):
     """An RL edge runs a world that may answer the same actions differently."""
 
 
-TOOL_DOMAINS = ("mcp", "search", "swe")
-
-
 @dataclass(frozen=True)
 class Perturbation:
     """A preset change of how the world's tools behave, told to the world model.
@@ -49,13 +46,13 @@ class Perturbation:
         name: the preset's name, as world files list it.
         description: one line for people.
         instruction: the section the world model's system prompt gets.
-        domains: the tool domains it applies to.
+        domains: the domains it applies to (by default every tool-call domain).
     """
 
     name: str
     description: str
     instruction: str
-    domains: tuple[str, ...] = TOOL_DOMAINS
+    domains: tuple[str, ...] = field(default_factory=tool_call_domains)
 
 
 PERTURBATIONS: Registry[Perturbation] = Registry("perturbation")
