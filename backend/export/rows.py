@@ -102,7 +102,7 @@ class LinkedRow(BaseModel):
 class SFTRow(LinkedRow):
     """Supervised fine-tuning: the corrected observation as the target completion."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     prompt: list[Message] = Field(description="System prompt, history and current action.")
     completion: list[Message] = Field(
         description="The corrected observation, as the model answers."
@@ -112,7 +112,7 @@ class SFTRow(LinkedRow):
 class DPORow(LinkedRow):
     """Preference pair: the correction preferred over the model's own prediction."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     prompt: list[Message] = Field(description="System prompt, history and current action.")
     chosen: list[Message] = Field(description="The corrected observation.")
     rejected: list[Message] = Field(description="The model's prediction.")
@@ -121,7 +121,7 @@ class DPORow(LinkedRow):
 class KTORow(LinkedRow):
     """Unpaired preference: a completion labelled desirable or not."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     prompt: list[Message] = Field(description="System prompt, history and current action.")
     completion: list[Message] = Field(description="The prediction, or the correction.")
     label: bool = Field(description="True when the completion is correct.")
@@ -156,7 +156,7 @@ class RewardPart(BaseModel):
 class CPTRow(LinkedRow):
     """Continual pre-training: one transition as plain text (the model learns the whole of it)."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     text: str = Field(
         description="System prompt, history, action and the true observation, as plain text."
     )
@@ -165,7 +165,7 @@ class CPTRow(LinkedRow):
 class RewardRow(LinkedRow):
     """Reference data for online RL (GRPO) and reward models."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     prompt: list[Message] = Field(description="System prompt, history and current action.")
     reference: str = Field(description="The true observation: correction, else the real one.")
     previous: str | None = Field(description="The observation before the action, if known.")
@@ -181,7 +181,7 @@ class RewardRow(LinkedRow):
 class AgentWorldBenchExportRow(LinkedRow):
     """A new benchmark item in the official AgentWorldBench layout, correction as ground truth."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     task: str = Field(description="The domain, as the official `task` column.")
     id: str = Field(description="Trajectory id shared by the rows of one session.")
     prompt: list[str] = Field(description="User turns 1..turn_idx.")

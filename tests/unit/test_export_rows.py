@@ -135,7 +135,7 @@ def test_columns_are_pinned(name: str) -> None:
     expected = [*LINKS, "schema_version", *CONTENT[name]]
     model = FORMATS.get(name).row_model
     assert list(model.model_fields) == expected
-    assert model.model_fields["schema_version"].default == 2
+    assert model.model_fields["schema_version"].default == 3
     assert arrow_schema(model).names == expected
     built = rows(name, record())
     assert built and all(list(row) == expected for row in built)
