@@ -28,9 +28,9 @@ fix:
 migrate:
 	.venv/bin/awp db upgrade
 
-bench:
-	.venv/bin/python benchmarks/bench_metrics.py
-	.venv/bin/python benchmarks/bench_storage.py
+bench:  ## print the metric and storage benchmarks (`make results` writes them to docs/results/)
+	PYTHONPATH=. .venv/bin/python benchmarks/bench_metrics.py
+	PYTHONPATH=. .venv/bin/python benchmarks/bench_storage.py
 
 # Results files the manual quotes (docs/results/): each benchmark stamps its own with the commit,
 # machine, load and the command below; sizes are cut to run in minutes on two cores. One at a time.
