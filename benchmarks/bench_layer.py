@@ -45,7 +45,7 @@ from backend.envs.sim.tasks import episode_specs
 from backend.envs.sim.world import WorldEnv, step_all
 from backend.scoring.adversaries import near_miss
 from backend.spec import Purpose
-from benchmarks.results import ResultsRun, Table
+from benchmarks.results import ResultsRun, Table, show
 
 TARGET_MS = 5.0
 NEAR_MISS = "near-miss"
@@ -215,11 +215,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                 profiler.disable()
                             rows.append(row)
                             print(json.dumps(row), flush=True)
-    print(f"\nCPU ms per sub-environment step (target < {TARGET_MS:g})")
-    for table in tables(rows):
-        print(f"\n{table.title}\n{' | '.join(table.columns)}")
-        for body in table.rows:
-            print(" | ".join(str(value) for value in body))
+    show(tables(rows))
     if profiler is not None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
     if options.json:

@@ -34,7 +34,7 @@ from backend.scoring import score_observation
 from backend.scoring.base import METRICS, Metric, MetricResult, ObservationPair
 from backend.scoring.domain_sets import DOMAIN_SETS
 from backend.scoring.patience import align, similarity
-from benchmarks.results import ResultsRun, Table
+from benchmarks.results import ResultsRun, Table, show
 
 BUDGET_MS = 200.0
 Case = tuple[str, str, str, str, str | None]
@@ -277,13 +277,6 @@ def patience_vs_difflib(repeat: int) -> Table:
     )
 
 
-def show(table: Table) -> None:
-    """Print a table as aligned text."""
-    print(f"\n{table.title}\n" + " | ".join(table.columns))
-    for row in table.rows:
-        print(" | ".join(str(value) for value in row))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description="Time every metric on large inputs.")
     parser.add_argument("--repeat", type=int, default=3)
@@ -298,8 +291,7 @@ def main() -> None:
         "with patience diff compared with difflib on the same input.",
     )
     tables = [metric_table(options.repeat), patience_vs_difflib(options.repeat)]
-    for table in tables:
-        show(table)
+    show(tables)
     if options.results:
         notes = [f"{options.repeat} repeats per figure; the budget is {BUDGET_MS:g} ms a metric."]
         run.write(tables, notes=notes)

@@ -236,6 +236,12 @@ def table_markdown(table: Table) -> list[str]:
     return [*lines, ""]
 
 
+def show(tables: Sequence[Table]) -> None:
+    """Print tables as the Markdown they become, so a run's output reads like its results file."""
+    for table in tables:
+        print("\n".join(table_markdown(table)))
+
+
 def stamp_markdown(stamp: dict[str, Any]) -> list[str]:
     """The stamp as a two-column table under its own heading."""
     box = stamp["machine"]
