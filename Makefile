@@ -1,5 +1,6 @@
 .PHONY: serve test test-fast test-vllm lint fix migrate bench results results-layer \
-	results-metrics results-storage results-grounding results-tests
+	results-metrics results-storage results-grounding results-adversarial results-baselines \
+	results-tests
 
 serve:  ## install everything and start the app on the embedded model
 	bash scripts/setup.sh app
@@ -36,7 +37,8 @@ bench:  ## print the metric and storage benchmarks (`make results` writes them t
 # machine, load and the command below; sizes are cut to run in minutes on two cores. One at a time.
 RESULTS_PY = PYTHONPATH=. .venv/bin/python
 
-results: results-layer results-metrics results-storage results-grounding results-tests  ## regenerate docs/results/
+results: results-layer results-metrics results-storage results-grounding results-adversarial \
+	results-baselines results-tests  ## regenerate docs/results/ (about 15 minutes quiet)
 
 results-layer:
 	$(RESULTS_PY) benchmarks/bench_layer.py --sizes 16 256 --steps 3 --results
@@ -49,6 +51,12 @@ results-storage:
 
 results-grounding:
 	$(RESULTS_PY) benchmarks/bench_grounding.py --copies 1 --copies 100 --results
+
+results-adversarial:
+	$(RESULTS_PY) benchmarks/bench_adversarial.py --results
+
+results-baselines:
+	$(RESULTS_PY) benchmarks/bench_baselines.py --results
 
 results-tests:  ## times `make test-fast` itself (about 5 minutes quiet)
 	$(RESULTS_PY) benchmarks/time_tests.py --tier fast --results

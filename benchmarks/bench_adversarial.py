@@ -96,3 +96,7 @@ def main() -> None:
     show(result)
     if options.results:
         run.write(result)
+
+
+if __name__ == "__main__":
+    main()

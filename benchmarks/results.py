@@ -169,15 +169,20 @@ class ResultsRun:
         self.summary = summary
         self.folder = folder or RESULTS_DIR
         self.command = command_line(argv)
+        self.commit, self.dirty = git_state()
         self.load_start = load()
         self.started = now()
 
     def stamp(self) -> dict[str, Any]:
-        """Everything that says where and when the figures were taken, with the end load."""
+        """Everything that says where and when the figures were taken, with the end load.
+
+        The commit is the one checked out when the run began (the code it imported); a tree
+        that changed during the run counts as dirty.
+        """
         commit, dirty = git_state()
         return {
-            "commit": commit,
-            "dirty": dirty,
+            "commit": self.commit,
+            "dirty": self.dirty or dirty or commit != self.commit,
             "machine": machine(),
             "load_start": self.load_start,
             "load_end": load(),
