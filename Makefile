@@ -47,7 +47,7 @@ results-metrics:
 	$(RESULTS_PY) benchmarks/bench_metrics.py --repeat 3 --results
 
 results-storage:
-	$(RESULTS_PY) benchmarks/bench_storage.py --steps 1000 --rows 20000 --results
+	$(RESULTS_PY) benchmarks/bench_storage.py --steps 1000 --rows 10000 --results
 
 results-grounding:
 	$(RESULTS_PY) benchmarks/bench_grounding.py --copies 1 --copies 100 --results

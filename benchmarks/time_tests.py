@@ -25,9 +25,19 @@ SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed).*) in ([\d.]+)s", re.MULTILI
 DURATION = re.compile(r"^([\d.]+)s (call|setup|teardown)\s+(\S+)$", re.MULTILINE)
 
 
-def slowest(output: str) -> list[list[Any]]:
-    """The `--durations` lines of a pytest run: seconds, phase, test."""
-    return [[float(s), phase, test] for s, phase, test in DURATION.findall(output)]
+def pytest_report(output: str) -> tuple[str, float | None, list[list[Any]]]:
+    """From a pytest run's output: its last summary, its own seconds and the slowest tests.
+
+    Returns:
+        the counts ("1487 passed, 2 failed", or "-" when pytest printed none), the seconds
+        pytest reports, and the `--durations` lines as [seconds, phase, test].
+    """
+    summaries = SUMMARY.findall(output)
+    slow = [[float(s), phase, test] for s, phase, test in DURATION.findall(output)]
+    if not summaries:
+        return "-", None, slow
+    counts, seconds = summaries[-1]
+    return counts, float(seconds), slow
 
 
 def main() -> None:
@@ -47,8 +57,7 @@ def main() -> None:
     child = subprocess.run(["make", target], cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     output = child.stdout + child.stderr
-    summary = SUMMARY.findall(output)
-    counts, pytest_s = (summary[-1][0], float(summary[-1][1])) if summary else ("-", None)
+    counts, pytest_s, slow = pytest_report(output)
     print(output[-3000:])
     print(f"make {target}: exit {child.returncode}, {wall:.0f} s wall (target {budget:.0f} s)")
     if options.results:
@@ -58,7 +67,7 @@ def main() -> None:
                 ["target", "exit", "wall s", "pytest s", "target s", "within target", "tests"],
                 [[target, child.returncode, round(wall), pytest_s, budget, wall <= budget, counts]],
             ),
-            Table("Slowest tests", ["seconds", "phase", "test"], slowest(output)),
+            Table("Slowest tests", ["seconds", "phase", "test"], slow),
         ]
         notes = [
             "The target is for a quiet machine; read the load average below before comparing.",

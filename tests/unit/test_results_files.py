@@ -21,6 +21,7 @@ from benchmarks.results import (
     Table,
     problems,
 )
+from benchmarks.time_tests import pytest_report
 
 
 def write_demo(folder: Path) -> Path:
@@ -75,3 +76,24 @@ def test_a_page_with_no_stamped_source_is_named(tmp_path: Path) -> None:
     found = problems(tmp_path)
     assert "typed.md has no typed.json: it was not written by a benchmark" in found
     assert "demo.json lacks stamp fields command" in found
+
+
+def test_the_tier_timer_reads_pytest_s_summary_and_slowest_tests() -> None:
+    output = """....                                                                     [100%]
+============================= slowest 3 durations ==============================
+0.03s call     tests/unit/test_x.py::test_y
+1.20s setup    tests/integration/test_cli.py::test_bench
+2 failed, 1487 passed, 3 skipped in 1229.41s (0:20:29)
+"""
+    counts, seconds, slow = pytest_report(output)
+    assert counts == "2 failed, 1487 passed, 3 skipped"
+    assert seconds == 1229.41
+    assert slow == [
+        [
+            0.03,
+            "call",
+            "tests/unit/test_x.py::test_y",
+        ],
+        [1.2, "setup", "tests/integration/test_cli.py::test_bench"],
+    ]
+    assert pytest_report("make: *** [test-fast] Error 1") == ("-", None, [])
