@@ -1,6 +1,6 @@
 .PHONY: serve test test-fast test-vllm lint fix migrate bench results results-layer \
 	results-metrics results-storage results-grounding results-adversarial results-baselines \
-	results-tests
+	results-replicas results-import results-tests
 
 serve:  ## install everything and start the app on the embedded model
 	bash scripts/setup.sh app
@@ -38,7 +38,7 @@ bench:  ## print the metric and storage benchmarks (`make results` writes them t
 RESULTS_PY = PYTHONPATH=. .venv/bin/python
 
 results: results-layer results-metrics results-storage results-grounding results-adversarial \
-	results-baselines results-tests  ## regenerate docs/results/ (about 15 minutes quiet)
+	results-baselines results-replicas results-import results-tests  ## regenerate docs/results/ (about 15 minutes quiet)
 
 results-layer:
 	$(RESULTS_PY) benchmarks/bench_layer.py --sizes 16 256 --steps 3 --results
@@ -57,6 +57,12 @@ results-adversarial:
 
 results-baselines:
 	$(RESULTS_PY) benchmarks/bench_baselines.py --results
+
+results-replicas:
+	$(RESULTS_PY) benchmarks/bench_replicas.py --results
+
+results-import:
+	$(RESULTS_PY) benchmarks/bench_import.py --mb 20 --results
 
 results-tests:  ## times `make test-fast` itself (about 5 minutes quiet)
 	$(RESULTS_PY) benchmarks/time_tests.py --tier fast --results
