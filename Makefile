@@ -62,7 +62,7 @@ results-replicas:
 	$(RESULTS_PY) benchmarks/bench_replicas.py --results
 
 results-import:
-	$(RESULTS_PY) benchmarks/bench_import.py --mb 20 --results
+	$(RESULTS_PY) benchmarks/bench_import.py --mb 100 --results
 
 results-tests:  ## times `make test-fast` itself (about 5 minutes quiet)
 	$(RESULTS_PY) benchmarks/time_tests.py --tier fast --results

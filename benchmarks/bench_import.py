@@ -128,7 +128,7 @@ def main() -> None:
             rows,
             f"Growth ratio large / small: {ratio}.",
         )
-        notes = [f"The large file is {options.mb:g} MiB (the default is 100), to run in a minute."]
+        notes = [f"The large file is {options.mb:g} MiB."]
         run.write([table], data=results, notes=notes)
 
 
