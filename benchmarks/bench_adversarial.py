@@ -11,19 +11,22 @@ rewards (`combine_reward`, `world_model_reward`, the rollouts' `reference` rewar
 headline when only metrics are present, so the table is theirs too; the adversarial test checks
 each of them separately.
 
-Usage: PYTHONPATH=. python benchmarks/bench_adversarial.py
+Usage: PYTHONPATH=. python benchmarks/bench_adversarial.py [--results]
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections import defaultdict
 from statistics import fmean
+from typing import Any
 
 from backend.benchmark.items import load_items
 from backend.scoring import headline_metric, score_observation
 from backend.scoring.adversaries import ADVERSARIES, near_miss
 from backend.scoring.text import normalise_whitespace
+from benchmarks.results import ResultsRun, Table, show
 
 JUNK = [name for name in ADVERSARIES if name != "previous"]
 COLUMNS = ["persistence", "oracle", "near-miss", *JUNK]
@@ -59,25 +62,40 @@ def measure() -> tuple[dict[str, dict[str, list[float]]], dict[str, int]]:
     return values, beaten
 
 
-def table(values: dict[str, dict[str, list[float]]], beaten: dict[str, int]) -> str:
-    """The markdown table: one row per domain, mean headline x100 per output."""
-    lines = [
-        f"| domain | headline | steps | {' | '.join(COLUMNS)} | steps junk beats persistence |",
-        "|---|---|--:|" + "--:|" * len(COLUMNS) + "--:|",
-    ]
+def table(values: dict[str, dict[str, list[float]]], beaten: dict[str, int]) -> Table:
+    """One row per domain, mean headline x100 per output."""
+    rows: list[list[Any]] = []
     for domain in sorted(values):
         row = values[domain]
-        cells = [f"{100 * fmean(row[name]):.1f}" for name in COLUMNS]
-        lines.append(
-            f"| {domain} | `{headline_metric(domain)}` | {len(row['oracle'])} | "
-            f"{' | '.join(cells)} | {beaten[domain]} |"
+        cells = [round(100 * fmean(row[name]), 1) for name in COLUMNS]
+        rows.append(
+            [domain, f"`{headline_metric(domain)}`", len(row["oracle"]), *cells, beaten[domain]]
         )
-    return "\n".join(lines)
+    return Table(
+        "Headline x100 per output, mean over the bundled steps",
+        ["domain", "headline", "steps", *COLUMNS, "steps junk beats persistence"],
+        rows,
+    )
 
 
 def main() -> None:
-    """Print the table."""
-    print(table(*measure()))
+    """Print the table; with `--results`, write docs/results/adversarial.*."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", action="store_true", help="write docs/results/adversarial.*")
+    options = parser.parse_args()
+    run = ResultsRun(
+        "adversarial",
+        "Junk outputs against persistence",
+        "On every bundled step, each domain's headline metric of junk outputs (empty, prose, "
+        "half of the previous observation, a garbled copy, a 200-fold copy; seeded per step) "
+        "beside persistence (the previous observation), the oracle (the real one) and a "
+        "near-miss (the real one with one value changed). No junk output may score above "
+        "persistence; the rewards are the headline when only metrics are present.",
+    )
+    result = [table(*measure())]
+    show(result)
+    if options.results:
+        run.write(result)
 
 
 if __name__ == "__main__":

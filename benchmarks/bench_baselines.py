@@ -11,7 +11,7 @@ real one does) and scores the persistence baseline on it with the plain screen s
 with the headline `screen_delta`: the first rewards repeating the previous screen, the second
 must not.
 
-Usage: PYTHONPATH=. python benchmarks/bench_baselines.py [--tmux]
+Usage: PYTHONPATH=. python benchmarks/bench_baselines.py [--tmux] [--results]
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ import time
 from itertools import pairwise
 from pathlib import Path
 from statistics import fmean
+from typing import Any
 
 from backend.benchmark.results import BenchResults
 from backend.scoring import score_observation
+from benchmarks.results import ResultsRun, Table, show
 
 REPO = Path(__file__).resolve().parents[1]
 ENGINES = ("persistence", "oracle")
@@ -68,39 +70,31 @@ def run_bench(workdir: Path) -> BenchResults:
     return BenchResults.model_validate_json((out / "results.json").read_text(encoding="utf-8"))
 
 
-def cell(value: float | None) -> str:
-    """x100 with one decimal; the oracle's exact 100 without one, as the README writes it."""
-    if value is None:
-        return "-"
-    return "100" if value == 1.0 else f"{value * 100:.1f}"
+def x100(value: float | None) -> float | None:
+    """A headline as the tables show it: x100, one decimal."""
+    return None if value is None else round(value * 100, 1)
 
 
-def markdown_table(results: BenchResults) -> str:
-    """The README table: one row per baseline, domains sorted, then macro and micro."""
+def headline_table(results: BenchResults) -> Table:
+    """One row per baseline, domains sorted, then macro and micro Overall."""
     domains = sorted({d for stats in results.engines.values() for d in stats.domains})
-    lines = [
-        "| engine | " + " | ".join(domains) + " | macro | micro |",
-        "|---|" + "--:|" * (len(domains) + 2),
-    ]
+    rows: list[list[Any]] = []
     for name, stats in results.engines.items():
         values = [stats.domains[d].headline_value if d in stats.domains else None for d in domains]
         values += [stats.headline_overall.macro, stats.headline_overall.micro]
-        lines.append(f"| {name} (baseline) | " + " | ".join(cell(v) for v in values) + " |")
-    return "\n".join(lines)
+        rows.append([f"{name} (baseline)", *(x100(v) for v in values)])
+    return Table("Headline x100", ["engine", *domains, "macro", "micro"], rows)
 
 
-def intervals(results: BenchResults) -> str:
-    """Each baseline's per-domain intervals, one line per engine."""
-    out = []
+def interval_table(results: BenchResults) -> Table:
+    """Each baseline's per-domain bootstrap 95% interval."""
+    rows: list[list[Any]] = []
     for name, stats in results.engines.items():
-        parts = [
-            f"{domain} [{cell(low)}, {cell(high)}]"
-            for domain, domain_stats in sorted(stats.domains.items())
-            if domain_stats.headline_interval is not None
-            for low, high in [domain_stats.headline_interval]
-        ]
-        out.append(f"{name}: " + ", ".join(parts))
-    return "\n".join(out)
+        for domain, domain_stats in sorted(stats.domains.items()):
+            if domain_stats.headline_interval is not None:
+                low, high = domain_stats.headline_interval
+                rows.append([name, domain, x100(low), x100(high)])
+    return Table("Bootstrap 95% intervals (x100)", ["engine", "domain", "low", "high"], rows)
 
 
 def record_tmux(home: Path) -> list[str]:
@@ -143,17 +137,27 @@ def tmux_persistence(home: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Baselines' headline table on the bundled set.")
     parser.add_argument("--tmux", action="store_true", help="also score a real tmux session")
+    parser.add_argument("--results", action="store_true", help="write docs/results/baselines.*")
     args = parser.parse_args()
+    run = ResultsRun(
+        "baselines",
+        "Baselines on the bundled set",
+        "`awp bench --dataset bundled --engine persistence --engine oracle` in a child process "
+        "(the CLI's and the Benchmark page's code path, a throwaway data folder): each "
+        "domain's headline metric x100, macro and micro Overall, and bootstrap intervals. "
+        "Persistence copies the previous observation; the oracle returns the real one.",
+    )
     with tempfile.TemporaryDirectory() as tmp:
         results = run_bench(Path(tmp))
-        print(markdown_table(results))
-        print(f"\nbootstrap 95% intervals (x100):\n{intervals(results)}")
+        tables = [headline_table(results), interval_table(results)]
+        show(tables)
+        notes = []
         if results.reproduction is not None:
             made = results.reproduction
-            print(
-                f"\ncommit {made.git_commit} (uncommitted changes: {made.git_dirty}), "
-                f"dataset sha256 {made.dataset_sha256}"
-            )
+            notes.append(f"Dataset sha256 `{made.dataset_sha256}`.")
+        print("\n".join(notes))
+        if args.results:
+            run.write(tables, notes=notes)
         if args.tmux:
             if shutil.which("tmux") is None:
                 print("tmux is not installed: no terminal session recorded")

@@ -17,7 +17,7 @@ Freshness cost (`--copies N`): the bundled set stored N times over in a fresh SQ
 version check every retrieval pays, and of a rebuild (reading the domain's transitions and
 indexing them), which a retrieval pays only after a write to that domain.
 
-Usage: python benchmarks/bench_grounding.py [--copies 1 --copies 100]
+Usage: PYTHONPATH=. python benchmarks/bench_grounding.py [--copies 1 --copies 100] [--results]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from backend.benchmark.items import BenchItem, load_items
 from backend.data.bundled import load_bundled
@@ -36,6 +37,7 @@ from backend.grounding.similarity import METHODS
 from backend.grounding.transitions import FixedTransitions, Transition, trajectory_transitions
 from backend.stepping import compare
 from backend.types import HistoryMode, SamplingParams
+from benchmarks.results import ResultsRun, Table
 from storage.migrate import open_database
 from storage.trajectories import TrajectoryStore
 from storage.transitions import TransitionStore
@@ -48,7 +50,7 @@ def headline(item: BenchItem, predicted: str) -> float:
     return compare(item.domain, predicted, item.reference, item.previous).headline or 0.0
 
 
-def freshness(copies: int) -> None:
+def freshness(copies: int) -> list[list[Any]]:
     """Time the version check and a rebuild over the bundled set stored `copies` times."""
     bundled = load_bundled()
     with tempfile.TemporaryDirectory() as folder:
@@ -57,6 +59,7 @@ def freshness(copies: int) -> None:
             t.model_copy(update={"id": f"{t.id}/copy{i}"}) for i in range(copies) for t in bundled
         )
         store = TransitionStore(database.session_factory)
+        rows: list[list[Any]] = []
         for domain in ("terminal", "android"):
             checks, rebuilds = [], []
             for _ in range(5):
@@ -67,18 +70,34 @@ def freshness(copies: int) -> None:
                 found = store.transitions(domain)
                 Grounder(store, 4, 2000).method.index([(t.before, t.action) for t in found])
                 rebuilds.append((time.perf_counter() - start) * 1000)
+            check, rebuild = statistics.median(checks), statistics.median(rebuilds)
+            rows.append([copies, domain, len(found), round(check, 1), round(rebuild)])
             print(
                 f"x{copies:<4} {domain:<9} {len(found):>6} transitions: version check "
-                f"{statistics.median(checks):.1f} ms, rebuild {statistics.median(rebuilds):.0f} ms"
+                f"{check:.1f} ms, rebuild {rebuild:.0f} ms"
             )
         database.dispose()
+    return rows
 
 
 def main() -> None:
     """Print one table row per method and domain, then the timings."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, action="append", default=[])
-    copies = parser.parse_args().copies
+    parser.add_argument("--results", action="store_true", help="write docs/results/grounding.*")
+    options = parser.parse_args()
+    copies = options.copies
+    run = ResultsRun(
+        "grounding",
+        "Grounding: similarity methods compared, leave one trajectory out",
+        "For every bundled item each similarity method ranks the real transitions of the "
+        "item's domain from the other recordings; the real next state of its top neighbour is "
+        "scored against the item's true next state with the domain's headline metric. "
+        "`persistence` (the state before, unchanged) and `ceiling` (the best candidate: a "
+        "perfect ranking) give the scale.",
+    )
+    quality: list[list[Any]] = []
+    timing: list[list[Any]] = []
     transitions = [t for r in load_bundled() for t in trajectory_transitions(r)]
     source = FixedTransitions(transitions)
     items = load_items("bundled")
@@ -135,15 +154,40 @@ def main() -> None:
             top1 = statistics.fmean(c[0] for c in cells)
             best = statistics.fmean(c[1] for c in cells)
             cover = statistics.fmean(1.0 if c[2] else 0.0 for c in cells)
+            quality.append([name, domain, len(cells), round(top1, 3), round(best, 3), cover])
             print(f"{name:<17} {domain:<9} {len(cells):>4} {top1:>6.3f} {best:>7.3f} {cover:>6.2f}")
     print()
     for name, (builds, queries) in timings.items():
-        print(
-            f"{name:<17} index build median {statistics.median(builds):.2f} ms/domain, "
-            f"query median {statistics.median(queries):.3f} ms"
-        )
-    for count in copies:
-        freshness(count)
+        build, query = statistics.median(builds), statistics.median(queries)
+        timing.append([name, round(build, 2), round(query, 3)])
+        print(f"{name:<17} index build median {build:.2f} ms/domain, query median {query:.3f} ms")
+    fresh = [row for count in copies for row in freshness(count)]
+    if options.results:
+        tables = [
+            Table(
+                "Neighbour quality",
+                ["method", "domain", "items", "top1", f"best@{TOP}", "cover"],
+                quality,
+                f"`top1`: headline of the top neighbour's next state (0 when none); "
+                f"`best@{TOP}`: the best among the top {TOP}; `cover`: share of items with a "
+                "neighbour.",
+            ),
+            Table(
+                "Cost",
+                ["method", "index build ms/domain (median CPU)", "query ms (median CPU)"],
+                timing,
+            ),
+        ]
+        if fresh:
+            tables.append(
+                Table(
+                    "Freshness: the bundled set stored N times over",
+                    ["copies", "domain", "transitions", "version check ms", "rebuild ms"],
+                    fresh,
+                    "Wall time; a retrieval pays the version check, a rebuild only after a write.",
+                )
+            )
+        run.write(tables, data={"quality": quality, "timing": timing, "freshness": fresh})
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ database, and the child's peak RSS is read from `wait4`. A child that only impor
 modules gives the baseline, so the figures that matter are the growth over it and the ratio of
 the two growths: near 1 when memory does not depend on the file's size.
 
-Usage: PYTHONPATH=. python benchmarks/bench_import.py [--mb 100] [--json OUT]
+Usage: PYTHONPATH=. python benchmarks/bench_import.py [--mb 100] [--json OUT] [--results]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from backend.data.agentworldbench import trajectory_to_rows
 from backend.data.bundled import load_bundled
+from benchmarks.results import ResultsRun, Table
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = "import app.cli, app.commands.data, backend.data.agentworldbench, storage.trajectories"
@@ -67,7 +68,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=100.0, help="size of the large file (MiB)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--results", action="store_true", help="write docs/results/import.*")
     options = parser.parse_args()
+    run = ResultsRun(
+        "import",
+        "Importing a large AgentWorldBench file: peak memory",
+        "`awp import agentworldbench` in a child process over a fresh SQLite database, on a "
+        "JSONL file made from the bundled trajectories and on one a tenth its size; peak RSS "
+        "from `wait4`, against a child that only imports the same modules. Memory that does "
+        "not depend on the file's size gives a growth ratio near 1.",
+    )
     results: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="awp-bench-import-") as scratch:
         root = Path(scratch)
@@ -98,6 +108,28 @@ def main() -> None:
     print(f"growth ratio large/small: {results['growth_ratio']['large_over_small']:.2f}")
     if options.json:
         options.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    if options.results:
+        rows = [["imports only", None, None, None, round(baseline), None]]
+        rows += [
+            [
+                name,
+                round(results[name]["file_mib"], 1),
+                results[name]["rows"],
+                round(results[name]["seconds"], 1),
+                round(results[name]["peak_rss_mib"]),
+                round(results[name]["growth_mib"]),
+            ]
+            for name in ("small", "large")
+        ]
+        ratio = round(results["growth_ratio"]["large_over_small"], 2)
+        table = Table(
+            "Peak memory",
+            ["child", "file MiB", "rows", "seconds", "peak RSS MiB", "growth over imports MiB"],
+            rows,
+            f"Growth ratio large / small: {ratio}.",
+        )
+        notes = [f"The large file is {options.mb:g} MiB."]
+        run.write([table], data=results, notes=notes)
 
 
 if __name__ == "__main__":

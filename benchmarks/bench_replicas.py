@@ -7,7 +7,7 @@ first; the ideal is linear: R replicas serve R times as many requests a second. 
 requests/s, the speed-up over one replica and the requests each replica served.
 
 Usage: PYTHONPATH=. python benchmarks/bench_replicas.py [--replicas 1 2 3 4] [--latency 0.2]
-       [--capacity 4] [--requests 96] [--json OUT]
+       [--capacity 4] [--requests 96] [--json OUT] [--results]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from backend.engines.base import EngineConfig, build_engine
 from backend.types import ChatMessage, ChatRequest, SamplingParams
+from benchmarks.results import ResultsRun, Table, show
 from tests.support.fake_replica import serve_replicas
 
 
@@ -60,21 +61,38 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--capacity", type=int, default=4)
     parser.add_argument("--requests", type=int, default=96)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--results", action="store_true", help="write docs/results/replicas.*")
     options = parser.parse_args(argv)
+    run = ResultsRun(
+        "replicas",
+        "Replicas behind the `openai` engine",
+        f"Loopback stand-ins that answer after {options.latency:g} s and run at most "
+        f"{options.capacity} requests at once (a GPU server with a full batch); the `openai` "
+        f"engine sends {options.requests} requests with capacity x replicas in flight, "
+        "least-loaded first. The ideal is linear.",
+    )
     rows = []
     for count in options.replicas:
         row = measure(count, options.latency, options.capacity, options.requests)
         rows.append(row)
         print(json.dumps(row), flush=True)
     base = rows[0]["requests_per_s"] / rows[0]["replicas"]
-    print(f"\n{'replicas':>8} {'req/s':>8} {'ideal':>8} {'speed-up':>9} {'of linear':>10}  served")
-    for row in rows:
-        speedup = row["requests_per_s"] / rows[0]["requests_per_s"]
-        linear = row["requests_per_s"] / (base * row["replicas"])
-        print(
-            f"{row['replicas']:>8} {row['requests_per_s']:>8} {row['ideal_requests_per_s']:>8} "
-            f"{speedup:>9.2f} {linear:>10.0%}  {row['served']}"
-        )
+    body = [
+        [
+            row["replicas"],
+            row["requests_per_s"],
+            row["ideal_requests_per_s"],
+            round(row["requests_per_s"] / rows[0]["requests_per_s"], 2),
+            f"{row['requests_per_s'] / (base * row['replicas']):.0%}",
+            " ".join(map(str, row["served"])),
+        ]
+        for row in rows
+    ]
+    columns = ["replicas", "requests/s", "ideal", "speed-up", "of linear", "served per replica"]
+    tables = [Table("Throughput", columns, body)]
+    show(tables)
+    if options.results:
+        run.write(tables, data=rows)
     if options.json:
         options.json.write_text(json.dumps(rows, indent=2))
 

@@ -10,6 +10,7 @@ The export benchmark seeds N annotated predictions in bulk (10-step terminal ses
 count; the same export at N/10 rows shows whether memory stays flat.
 
 Usage: PYTHONPATH=. python benchmarks/bench_storage.py [--steps 2000] [--rows 100000] [--json OUT]
+       [--results]
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import insert
 
 from backend.recording import NewSession, StepInput, StoredScore
 from backend.scoring import score_observation
 from backend.types import ChatMessage, HistoryMode, SamplingParams
+from benchmarks.results import ResultsRun, Table
 from storage.convert import prediction_values, score_values
 from storage.db import Database
 from storage.migrate import upgrade
@@ -224,7 +227,16 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="steps to log per database")
     parser.add_argument("--rows", type=int, default=100_000, help="annotated predictions to export")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--results", action="store_true", help="write docs/results/storage.*")
     args = parser.parse_args()
+    run = ResultsRun(
+        "storage",
+        "Storage: steps logged per second and export throughput",
+        "Steps logged the way every edge logs them (`SessionStore.record`, one committed "
+        "transaction a step, one writer, a 2 kB system prompt and the growing chat), on SQLite "
+        "and PostgreSQL; then `awp export` in a child process over N annotated predictions "
+        "seeded in bulk, at N/10 and N rows, with the child's peak memory.",
+    )
     results: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -240,10 +252,11 @@ def main() -> None:
             started = time.perf_counter()
             seed(url, n)
             results[f"seed_{n}_s"] = time.perf_counter() - started
-            # An export that matches nothing measures start-up (imports, prompt library).
+            # An export that matches nothing measures start-up (imports, prompt library): the
+            # seeded rows are all terminal, and `awp export` refuses a domain that is not one.
             none = tmp / "none.jsonl"
             _, startup, idle, idle_anon = run_export(
-                url, "sft", none, tmp / "data", "--domain", "none"
+                url, "sft", none, tmp / "data", "--domain", "android"
             )
             results[f"export_startup_{n}"] = {
                 "seconds": startup,
@@ -270,6 +283,55 @@ def main() -> None:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
+    if args.results:
+        notes = [
+            f"{args.steps} steps logged per database and {args.rows} rows exported (the "
+            "defaults are 2000 and 100000), cut to run in minutes on two shared cores.",
+            "PostgreSQL is a throwaway local cluster (scripts/pg_test_cluster.sh) or "
+            "AWP_TEST_POSTGRES_URL; a dash means no server could be started.",
+        ]
+        run.write(storage_tables(results), data=results, notes=notes)
+
+
+def storage_tables(results: dict[str, Any]) -> list[Table]:
+    """The logging rates and one row per export case."""
+    logging = Table(
+        "Steps logged per second",
+        ["database", "steps/s"],
+        [
+            ["SQLite", results["sqlite_steps_per_s"]],
+            ["PostgreSQL", results["postgresql_steps_per_s"]],
+        ],
+    )
+    rows = []
+    for key, value in results.items():
+        if key.startswith("export_") and isinstance(value, dict):
+            rows.append(
+                [
+                    key.removeprefix("export_"),
+                    value.get("rows_per_s"),
+                    value.get("rows_per_s_after_startup"),
+                    value["seconds"],
+                    value["peak_rss_mib"],
+                    value["peak_anon_mib"],
+                    value.get("output_mib"),
+                ]
+            )
+    export = Table(
+        "Export",
+        [
+            "case (format, output, rows)",
+            "rows/s",
+            "rows/s after start-up",
+            "seconds",
+            "peak RSS MiB",
+            "peak anonymous MiB",
+            "output MiB",
+        ],
+        rows,
+        "`startup_N` is an export that matches nothing: imports and start-up alone.",
+    )
+    return [logging, export]
 
 
 if __name__ == "__main__":
