@@ -191,7 +191,7 @@ def format_problems(name: str, fmt: Any) -> list[str]:
 
 def trajectory_format_problems(name: str, fmt: Any) -> list[str]:
     """What the trajectory format registered as `name` lacks: a reader, suffixes, description."""
-    from backend.data.formats import TrajectoryFormat
+    from backend.data.formats.registry import TrajectoryFormat
 
     entry = f"trajectory format {name!r}"
     if not isinstance(fmt, TrajectoryFormat):
@@ -276,7 +276,7 @@ def registry_problems(renderers: Registry[RendererFn]) -> list[str]:
     Args:
         renderers: the UI's renderer registry (ui.renderers RENDERERS).
     """
-    from backend.data.formats import TRAJECTORY_FORMATS
+    from backend.data.formats.registry import TRAJECTORY_FORMATS
     from backend.domains import load_builtin_domains
     from backend.domains.base import DOMAINS
     from backend.engines import load_builtin_engines

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from backend.domains.base import DOMAINS, Domain, PromptContext
-from backend.domains.routing import Route, RoutingPolicy, read_only_tool
+from backend.domains.routing import Route, RoutingPolicy
+from backend.domains.tool_routes import read_only_tool
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
 
