@@ -138,13 +138,26 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     # The job line is last, where a step's place in the queue used to be shown; a load or
     # a rewind leaves it as it was (the last step's outcome).
     shown = [page.state, page.action, page.position, *page.view.outputs, page.job.line]
-    _wire_world(page, services, present, shown)
-    _wire_domain(page, services, playground, present, shown)
-    _wire_starts(page, playground, present, shown)
-    _wire_step(page, services, playground, present, shown)
-    _wire_history(page, playground, present, shown)
+    wiring = Wiring(page, services, playground, present, shown)
+    for part in (_wire_world, _wire_domain, _wire_starts, _wire_step, _wire_history):
+        part(wiring)
     judge_button.wire(page.judge, page.state, last_prediction, services, "judge_step")
     futures.wire(page.futures, page.state, page.action, page.engine, services)
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What each part of the page's wiring binds: the page, the services, how a session shows.
+
+    Attributes:
+        shown: the components every session-changing event updates (`present`'s, the job line).
+    """
+
+    page: PlaygroundPage
+    services: Services
+    playground: Playground
+    present: Present
+    shown: list[gr.components.Component]
 
 
 def presenter(page: PlaygroundPage, services: Services) -> Present:
@@ -163,13 +176,9 @@ def presenter(page: PlaygroundPage, services: Services) -> Present:
     return present
 
 
-def _wire_world(
-    page: PlaygroundPage,
-    services: Services,
-    present: Present,
-    shown: list[gr.components.Component],
-) -> None:
+def _wire_world(w: Wiring) -> None:
     """Save the session's world as a file, or load one (which starts a session in it)."""
+    page, services, present, shown = w.page, w.services, w.present, w.shown
 
     def save_world(session: PlaySession, name: str, temperature: float, seed: float | None):
         return playground_world.save(services, session, name, temperature, seed)
@@ -201,14 +210,10 @@ def _wire_world(
     )
 
 
-def _wire_domain(
-    page: PlaygroundPage,
-    services: Services,
-    playground: Playground,
-    present: Present,
-    shown: list[gr.components.Component],
-) -> None:
+def _wire_domain(w: Wiring) -> None:
     """A domain picked: its recordings, its live tasks, and a session on its first recording."""
+    page, services, playground = w.page, w.services, w.playground
+    present, shown = w.present, w.shown
     starts = page.starts
 
     def select_domain(domain: str) -> dict:
@@ -238,13 +243,9 @@ def _wire_domain(
     )
 
 
-def _wire_starts(
-    page: PlaygroundPage,
-    playground: Playground,
-    present: Present,
-    shown: list[gr.components.Component],
-) -> None:
+def _wire_starts(w: Wiring) -> None:
     """The starts: a recording's turn, a live task, a blank start, and the switch between them."""
+    page, playground, present, shown = w.page, w.playground, w.present, w.shown
     starts = page.starts
 
     def select_source(domain: str, source: str) -> dict:
@@ -294,14 +295,10 @@ def _wire_starts(
     )
 
 
-def _wire_step(
-    page: PlaygroundPage,
-    services: Services,
-    playground: Playground,
-    present: Present,
-    shown: list[gr.components.Component],
-) -> None:
+def _wire_step(w: Wiring) -> None:
     """The action's check as it is typed, and Step: a job the page follows, with its Cancel."""
+    page, services, playground = w.page, w.services, w.playground
+    present, shown = w.present, w.shown
     panel = page.job
 
     def validate(session: PlaySession, action: str, engine: str) -> tuple:
@@ -367,13 +364,9 @@ def _wire_step(
     )
 
 
-def _wire_history(
-    page: PlaygroundPage,
-    playground: Playground,
-    present: Present,
-    shown: list[gr.components.Component],
-) -> None:
+def _wire_history(w: Wiring) -> None:
     """Rewind to an earlier step, or branch a new session there."""
+    page, playground, present, shown = w.page, w.playground, w.present, w.shown
 
     def rewind(session: PlaySession, keep: float | None) -> dict:
         return present(playground.rewind(session, int(keep or 0)))
