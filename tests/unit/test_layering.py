@@ -29,12 +29,8 @@ LONG_UI_FUNCTIONS = {
     "ui/app.py:build_blocks",
     "ui/pages/annotate.py:wire",
     "ui/pages/annotate_layout.py:render",
-    "ui/pages/arena.py:wire",
     "ui/pages/benchmark.py:render",
-    "ui/pages/benchmark.py:wire",
-    "ui/pages/replay.py:wire",
     "ui/pages/rollouts.py:render",
-    "ui/pages/rollouts.py:wire",
     "ui/pages/start.py:wire",
 }
 """Functions still over the limit, to be split; the list may only shrink (the test says when)."""

@@ -16,6 +16,7 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.envs.live import cgroups
 from backend.envs.sim.defaults import REPLAY
+from backend.envs.sim.report import Summary
 from backend.envs.sim.service import RolloutOutcome
 from backend.jobs import Job
 from ui.errors import guarded
@@ -207,6 +208,21 @@ def step_view(rows: list[dict[str, Any]], label: str, number: float | None) -> l
     ]
 
 
+def summary_rows(summary: Summary) -> list[list[Any]]:
+    """The summary table's rows: one a domain, in `SUMMARY_HEADERS`' order."""
+    return [
+        [
+            name,
+            f.episodes,
+            round(f.mean_reward, 3),
+            round(f.mean_steps, 2),
+            round(100 * f.invalid_rate, 1),
+            None if f.fidelity is None else round(f.fidelity, 3),
+        ]
+        for name, f in summary.domains.items()
+    ]
+
+
 def wire(page: RolloutsPage, services: Services) -> None:
     """Bind the page's events to the rollout service."""
     rollouts = Rollouts(services)
@@ -236,18 +252,7 @@ def wire(page: RolloutsPage, services: Services) -> None:
 
     def finished(result: tuple[RolloutOutcome, str]) -> dict[Any, Any]:
         outcome, env = result
-        rows, summary = outcome.rows, outcome.summary
-        table = [
-            [
-                name,
-                f.episodes,
-                round(f.mean_reward, 3),
-                round(f.mean_steps, 2),
-                round(100 * f.invalid_rate, 1),
-                None if f.fidelity is None else round(f.fidelity, 3),
-            ]
-            for name, f in summary.domains.items()
-        ]
+        rows, table = outcome.rows, summary_rows(outcome.summary)
         dumped = [row.model_dump() for row in rows]
         labels = [_label(row) for row in dumped]
         note = f"Finished {len(rows)} {env} episode(s); each is stored as a rollout session."
