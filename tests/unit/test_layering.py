@@ -1,10 +1,10 @@
 """The house rules as a test: which floor may import which, no import cycles, short UI functions.
 
-The floors (the house rules in STYLE.md): `app` (the composition root) may import everything; `ui` imports
-`backend` and `storage`; `storage` imports `backend`; `backend` imports none of the others and
-no Gradio, so the core runs without a web stack. Every import counts, the ones inside a function
-or under `TYPE_CHECKING` too: a deferred import hides a cycle from the interpreter, not from a
-reader. The source is read as text (`ast`), nothing is imported.
+The floors (the house rules in STYLE.md): `app` (the composition root) may import everything;
+`ui` imports `backend` and `storage`; `storage` imports `backend`; `backend` imports none of the
+others and no Gradio, so the core runs without a web stack. Every import counts, the ones inside
+a function or under `TYPE_CHECKING` too: a deferred import hides a cycle from the interpreter,
+not from a reader. The source is read as text (`ast`), nothing is imported.
 """
 
 from __future__ import annotations
