@@ -28,8 +28,6 @@ MAX_UI_LINES = 80
 LONG_UI_FUNCTIONS = {
     "ui/pages/annotate.py:wire",
     "ui/pages/annotate_layout.py:render",
-    "ui/pages/benchmark.py:render",
-    "ui/pages/rollouts.py:render",
     "ui/pages/start.py:wire",
 }
 """Functions still over the limit, to be split; the list may only shrink (the test says when)."""

@@ -104,19 +104,7 @@ def render(services: Services) -> BenchmarkPage:
         wrap=True,
         elem_id="bm-results",
     )
-    with gr.Accordion("Past runs", open=True):
-        past = gr.Dataframe(
-            runs or None,
-            headers=PAST_HEADERS,
-            interactive=False,
-            label="Past runs",
-            show_label=False,
-            elem_id="bm-past",
-        )
-        with gr.Row():
-            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True, scale=3)
-            show = gr.Button("Show", scale=1)
-            refresh = gr.Button("Refresh", scale=1)
+    past, run_id, show, refresh = _render_past(runs, choices)
     return BenchmarkPage(
         dataset,
         engines,
@@ -135,6 +123,26 @@ def render(services: Services) -> BenchmarkPage:
         show,
         refresh,
     )
+
+
+def _render_past(
+    runs: list[list[str]], choices: list[tuple[str, str]]
+) -> tuple[gr.Dataframe, gr.Dropdown, gr.Button, gr.Button]:
+    """The past runs: their table, the menu of their ids, Show and Refresh."""
+    with gr.Accordion("Past runs", open=True):
+        past = gr.Dataframe(
+            runs or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            elem_id="bm-past",
+        )
+        with gr.Row():
+            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True, scale=3)
+            show = gr.Button("Show", scale=1)
+            refresh = gr.Button("Refresh", scale=1)
+    return past, run_id, show, refresh
 
 
 def wire(page: BenchmarkPage, services: Services) -> None:

@@ -116,39 +116,8 @@ def render(services: Services) -> RolloutsPage:
                 visible=False,
                 elem_id="ro-summary",
             )
-    with gr.Column(visible=False, elem_id="ro-opened") as opened:
-        with gr.Row():
-            episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
-            step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
-        steps = gr.Dataframe(
-            None,
-            headers=STEP_HEADERS,
-            interactive=False,
-            label="Steps",
-            wrap=True,
-            elem_id="ro-steps",
-        )
-        action = gr.Code(label="Action", elem_id="ro-action")
-        with gr.Row(equal_height=False):
-            with gr.Column():
-                gr.Markdown("**Predicted** (the world model)")
-                predicted = gr.HTML(elem_id="ro-predicted")
-            with gr.Column():
-                gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
-                real = gr.HTML(elem_id="ro-real")
-    listed = Rollouts(services).listing()
-    with gr.Accordion("Past runs", open=True):
-        past = gr.Dataframe(
-            listed or None,
-            headers=PAST_HEADERS,
-            interactive=False,
-            label="Past runs",
-            show_label=False,
-            visible=bool(listed),
-            elem_id="ro-past",
-        )
-        past_empty = gr.HTML(empty(NO_PAST_RUNS), visible=not listed, elem_id="ro-past-empty")
-        refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    opened, episode, step, steps, action, predicted, real = _render_opened()
+    past, past_empty, refresh = _render_past(services)
     honesty = rollouts_honesty.render()
     return RolloutsPage(
         domain,
@@ -174,6 +143,51 @@ def render(services: Services) -> RolloutsPage:
         gr.State([]),
         honesty,
     )
+
+
+def _render_opened() -> tuple[
+    gr.Column, gr.Dropdown, gr.Number, gr.Dataframe, gr.Code, gr.HTML, gr.HTML
+]:
+    """A finished run's episodes, hidden until one exists: its steps, one step's panels."""
+    with gr.Column(visible=False, elem_id="ro-opened") as opened:
+        with gr.Row():
+            episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
+            step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
+        steps = gr.Dataframe(
+            None,
+            headers=STEP_HEADERS,
+            interactive=False,
+            label="Steps",
+            wrap=True,
+            elem_id="ro-steps",
+        )
+        action = gr.Code(label="Action", elem_id="ro-action")
+        with gr.Row(equal_height=False):
+            with gr.Column():
+                gr.Markdown("**Predicted** (the world model)")
+                predicted = gr.HTML(elem_id="ro-predicted")
+            with gr.Column():
+                gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
+                real = gr.HTML(elem_id="ro-real")
+    return opened, episode, step, steps, action, predicted, real
+
+
+def _render_past(services: Services) -> tuple[gr.Dataframe, gr.HTML, gr.Button]:
+    """The past runs (or a line saying there are none yet) and Refresh."""
+    listed = Rollouts(services).listing()
+    with gr.Accordion("Past runs", open=True):
+        past = gr.Dataframe(
+            listed or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            visible=bool(listed),
+            elem_id="ro-past",
+        )
+        past_empty = gr.HTML(empty(NO_PAST_RUNS), visible=not listed, elem_id="ro-past-empty")
+        refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    return past, past_empty, refresh
 
 
 def _label(row: dict[str, Any]) -> str:
