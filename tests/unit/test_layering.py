@@ -26,7 +26,6 @@ FORBIDDEN = {
 MAX_UI_LINES = 80
 """The longest a function in `ui/` may be: longer wiring is split into named functions."""
 LONG_UI_FUNCTIONS = {
-    "ui/pages/annotate_layout.py:render",
     "ui/pages/start.py:wire",
 }
 """Functions still over the limit, to be split; the list may only shrink (the test says when)."""
