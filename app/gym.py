@@ -160,7 +160,7 @@ def make_vector_env(
     (`app.gym_spread`), each stepping its share with one engine call.
     """
     if processes > 1:
-        return SpreadVectorEnv(num_envs, processes, **kwargs)
+        return SpreadVectorEnv(num_envs, processes, make_vector_env, **kwargs)
     context, worlds, specs = _build(num_envs, EnvArgs(**kwargs))
     return WorldModelVectorEnv(worlds, specs, on_close=context.close)
 

@@ -15,7 +15,7 @@ order, with Gymnasium's info layout (each key an array over all N, `_key` its ma
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -39,12 +39,19 @@ def shares(num_envs: int, processes: int) -> list[range]:
     return out
 
 
-def _worker(connection: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
-    """A worker's loop: build its share, then answer reset, step and close."""
-    from app.gym import make_vector_env
+ShareBuilder = Callable[..., VectorEnv[Any, Any, Any]]
+"""(num_envs, **EnvArgs fields) -> one process's vector environment (`app.gym.make_vector_env`).
 
+Passed in rather than imported, since `app.gym` imports this module: a module-level function,
+it reaches a spawned worker by its importable name."""
+
+
+def _worker(
+    connection: Connection, build_share: ShareBuilder, num_envs: int, kwargs: dict[str, Any]
+) -> None:
+    """A worker's loop: build its share, then answer reset, step and close."""
     try:
-        env = make_vector_env(num_envs, **kwargs)
+        env = build_share(num_envs, **kwargs)
     except Exception as exc:  # sent to the parent, which raises it there
         connection.send(("error", exc))
         return
@@ -82,13 +89,16 @@ class SpreadVectorEnv(VectorEnv[Any, Any, Any]):
     Args:
         num_envs: sub-environments in all.
         processes: worker processes (at most one per sub-environment).
+        build_share: builds one worker's share in that worker (`ShareBuilder`).
         kwargs: `app.gym.EnvArgs` fields; `domain` may list domains the sub-environments take
             in turn, as for one process.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int, processes: int, **kwargs: Any) -> None:
+    def __init__(
+        self, num_envs: int, processes: int, build_share: ShareBuilder, **kwargs: Any
+    ) -> None:
         self.num_envs = num_envs
         self.slices = shares(num_envs, processes)
         domains = [d.strip() for d in str(kwargs.pop("domain", "terminal")).split(",") if d]
@@ -102,7 +112,9 @@ class SpreadVectorEnv(VectorEnv[Any, Any, Any]):
             own = ",".join(domains[i % len(domains)] for i in part)
             parent, child = context.Pipe()
             process = context.Process(
-                target=_worker, args=(child, len(part), {**kwargs, "domain": own}), daemon=True
+                target=_worker,
+                args=(child, build_share, len(part), {**kwargs, "domain": own}),
+                daemon=True,
             )
             process.start()
             child.close()

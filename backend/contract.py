@@ -224,7 +224,7 @@ def format_problems(name: str, fmt: Any) -> list[str]:
 
 def trajectory_format_problems(name: str, fmt: Any) -> list[str]:
     """What the trajectory format registered as `name` lacks: a reader, suffixes, description."""
-    from backend.data.formats import TrajectoryFormat
+    from backend.data.formats.registry import TrajectoryFormat
 
     entry = f"trajectory format {name!r}"
     if not isinstance(fmt, TrajectoryFormat):
@@ -309,7 +309,7 @@ def registry_problems(renderers: Registry[RendererFn], *, live_tasks: bool = Tru
         live_tasks: also list every live environment's tasks and check their checks and
             scripted solutions (listing web's imports browsergym, about 0.4 s).
     """
-    from backend.data.formats import TRAJECTORY_FORMATS
+    from backend.data.formats.registry import TRAJECTORY_FORMATS
     from backend.domains import load_builtin_domains
     from backend.domains.base import DOMAINS
     from backend.engines import load_builtin_engines

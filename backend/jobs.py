@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
 from backend.errors import AWPError, JobCancelledError, NotFoundError
-from backend.job import ENDED, Job, JobStatus, JobView
+from backend.job_state import ENDED, Job, JobStatus, JobView
 
 __all__ = [
     "ENDED",

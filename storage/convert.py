@@ -1,9 +1,19 @@
-"""Conversions between ORM rows and the backend's types or the stores' plain records."""
+"""Conversions between ORM rows and the backend's types or the stores' plain records.
+
+One mechanism copies them: a record's fields, or a row's columns, are taken by name from the
+other side (`record`, `row_values`), and each conversion names only the fields that differ (a
+renamed column, a JSON column parsed, a child collection). A field added to both sides is copied
+with no edit here; one added to a record alone fails at its first conversion, not silently.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import dataclasses
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from sqlalchemy import inspect as sa_inspect
 
 from backend.errors import BadInputError
 from backend.provenance import Provenance, parse_provenance, stored
@@ -20,6 +30,7 @@ from backend.types import (
     Turn,
 )
 from storage.models import (
+    Base,
     PredictionRow,
     ScoreRow,
     SessionRow,
@@ -34,6 +45,47 @@ from storage.records import (
     StoredSession,
     StoredStep,
 )
+
+R = TypeVar("R")
+
+
+def field_names(kind: type) -> tuple[str, ...]:
+    """The fields of a dataclass or a pydantic model, in order."""
+    if dataclasses.is_dataclass(kind):
+        return tuple(f.name for f in dataclasses.fields(kind))
+    if issubclass(kind, BaseModel):
+        return tuple(kind.model_fields)
+    raise TypeError(f"{kind.__name__} is neither a dataclass nor a pydantic model.")
+
+
+def same_named(source: object, names: Iterable[str], **given: Any) -> dict[str, Any]:
+    """`source`'s attributes called `names`, by name, with the `given` values in their place."""
+    return {name: getattr(source, name) for name in names if name not in given} | given
+
+
+def record(kind: type[R], source: object, **given: Any) -> R:
+    """A `kind` whose every field is `source`'s attribute of that name, unless `given`.
+
+    Raises:
+        AttributeError: a field is neither given nor on `source`.
+    """
+    return kind(**same_named(source, field_names(kind), **given))
+
+
+def row_values(
+    row: type[Base], source: BaseModel, without: Collection[str] = (), **given: Any
+) -> dict[str, Any]:
+    """Column values of a `row` from `source`: its fields that are columns too, and `given`.
+
+    Args:
+        row: the ORM class (its mapped attribute names, which a renamed column keeps).
+        source: the backend value.
+        without: shared names left out (a key the caller sets itself).
+        given: the columns whose value is not the same-named field as it is.
+    """
+    columns = {attribute.key for attribute in sa_inspect(row).column_attrs}
+    shared = [n for n in field_names(type(source)) if n in columns and n not in without]
+    return same_named(source, shared, **given)
 
 
 def provenance_value(observation: str | None, provenance: Provenance | None) -> dict | None:
@@ -59,26 +111,17 @@ def prediction_values(
     step_id: int, prediction: Prediction, params: Mapping[str, Any], history_mode: str
 ) -> dict[str, Any]:
     """Column values of a prediction row: everything in `prediction` plus how it was asked."""
-    return {
-        "step_id": step_id,
-        "observation": prediction.observation,
-        "reasoning": prediction.reasoning,
-        "raw_text": prediction.raw_text,
-        "finish_reason": prediction.finish_reason,
-        "prompt_tokens": prediction.prompt_tokens,
-        "completion_tokens": prediction.completion_tokens,
-        "latency_s": prediction.latency_s,
-        "engine": prediction.engine,
-        "model": prediction.model,
-        "diagnostics": prediction.diagnostics.model_dump(),
-        "grounded_by": list(prediction.grounded_by),
-        "confidence": prediction.confidence,
-        "history_dropped": prediction.history_dropped,
-        "provenance": provenance_value(prediction.observation, prediction.provenance),
-        "params": dict(params),
-        "history_mode": history_mode,
-        "created_at": utcnow(),
-    }
+    return row_values(
+        PredictionRow,
+        prediction,
+        step_id=step_id,
+        diagnostics=prediction.diagnostics.model_dump(),
+        grounded_by=list(prediction.grounded_by),
+        provenance=provenance_value(prediction.observation, prediction.provenance),
+        params=dict(params),
+        history_mode=history_mode,
+        created_at=utcnow(),
+    )
 
 
 def score_values(prediction_id: int, scores: Iterable[ScoreLike]) -> list[dict[str, Any]]:
@@ -99,22 +142,14 @@ def score_values(prediction_id: int, scores: Iterable[ScoreLike]) -> list[dict[s
 
 def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) -> Prediction:
     """The backend Prediction a row stores (of the step's `action`, made from `messages`)."""
-    return Prediction(
-        observation=row.observation,
-        reasoning=row.reasoning,
-        raw_text=row.raw_text,
-        finish_reason=row.finish_reason,
-        prompt_tokens=row.prompt_tokens,
-        completion_tokens=row.completion_tokens,
-        latency_s=row.latency_s,
-        engine=row.engine,
-        model=row.model,
+    return record(
+        Prediction,
+        row,
         diagnostics=Diagnostics.model_validate(row.diagnostics),
         action=action,
         messages=messages,
         grounded_by=list(row.grounded_by or []),
         answered_by=row.engine if row.engine in EXACT_ANSWERERS else "model",
-        confidence=row.confidence,
         history_dropped=row.history_dropped or 0,
         provenance=read_provenance(row.provenance),
     )
@@ -122,28 +157,23 @@ def to_prediction(row: PredictionRow, action: str, messages: list[ChatMessage]) 
 
 def stored_score(row: ScoreRow) -> StoredScore:
     """A plain copy of a score row."""
-    return StoredScore(name=row.name, version=row.version, value=row.value, details=row.details)
+    return record(StoredScore, row)
 
 
 def stored_step(row: StepRow, prompts: Mapping[int, list[ChatMessage]]) -> StoredStep:
     """A plain copy of a step row with its (already loaded) predictions, prompts and scores."""
-    return StoredStep(
+    return record(
+        StoredStep,
+        row,
         step_id=row.id,
-        session_id=row.session_id,
-        index=row.index,
-        action=row.action,
-        real_observation=row.real_observation,
-        origin=row.origin,
-        answered_by=row.answered_by,
         provenance=read_provenance(row.provenance),
         predictions=[
-            StoredPrediction(
+            record(
+                StoredPrediction,
+                p,
                 prediction_id=p.id,
                 prediction=to_prediction(p, row.action, prompts.get(p.id, [])),
-                params=p.params,
-                history_mode=p.history_mode,
                 scores=[stored_score(s) for s in p.scores],
-                created_at=p.created_at,
             )
             for p in row.predictions
         ],
@@ -161,54 +191,24 @@ def stored_session(
     row: SessionRow, steps: Sequence[StepRow], prompts: Mapping[int, list[ChatMessage]]
 ) -> StoredSession:
     """A plain copy of a session row with the steps it sees and their predictions' prompts."""
-    return StoredSession(
-        id=row.id,
-        domain=row.domain,
-        kind=row.kind,
-        engine=row.engine,
-        model=row.model,
-        params=row.params,
+    return record(
+        StoredSession,
+        row,
         history_mode=HistoryMode(row.history_mode),
-        system_prompt=row.system_prompt,
         context=session_context(row),
-        initial_state=row.initial_state,
-        task=row.task,
-        owner=row.owner,
-        base_trajectory_id=row.base_trajectory_id,
-        parent_session_id=row.parent_session_id,
-        branched_at=row.branched_at,
-        bench_run_id=row.bench_run_id,
-        created_at=row.created_at,
         steps=[stored_step(step, prompts) for step in steps],
     )
 
 
 def trajectory_fields(trajectory: Trajectory) -> dict[str, Any]:
-    """Column values of a trajectory row (without its turns)."""
-    return {
-        "domain": trajectory.domain,
-        "system_prompt": trajectory.system_prompt,
-        "task": trajectory.task,
-        "initial_state": trajectory.initial_state,
-        "source": trajectory.source,
-        "licence": trajectory.licence,
-        "commit": trajectory.commit,
-        "notes": trajectory.notes,
-        "action_inferred": trajectory.action_inferred,
-        "extra": dict(trajectory.metadata),
-    }
+    """Column values of a trajectory row (without its id, which the caller keys on, or turns)."""
+    return row_values(TrajectoryRow, trajectory, without={"id"}, extra=dict(trajectory.metadata))
 
 
 def turn_rows(trajectory: Trajectory) -> list[TurnRow]:
     """New turn rows for a trajectory, 0-based, each with its source (`turn_sources`)."""
     return [
-        TurnRow(
-            index=i,
-            action=t.action,
-            observation=t.observation,
-            predicted=t.predicted,
-            provenance=stored(source),
-        )
+        TurnRow(index=i, **row_values(TurnRow, t, provenance=stored(source)))
         for i, (t, source) in enumerate(
             zip(trajectory.turns, turn_sources(trajectory), strict=True)
         )
@@ -217,25 +217,9 @@ def turn_rows(trajectory: Trajectory) -> list[TurnRow]:
 
 def to_trajectory(row: TrajectoryRow) -> Trajectory:
     """The backend Trajectory a row (with its turns loaded) stores."""
-    return Trajectory(
-        id=row.id,
-        domain=row.domain,
-        system_prompt=row.system_prompt,
-        task=row.task,
-        initial_state=row.initial_state,
-        turns=[
-            Turn(
-                action=t.action,
-                observation=t.observation,
-                predicted=t.predicted,
-                provenance=read_provenance(t.provenance),
-            )
-            for t in row.turns
-        ],
-        source=row.source,
-        licence=row.licence,
-        commit=row.commit,
-        notes=row.notes,
-        action_inferred=row.action_inferred,
+    return record(
+        Trajectory,
+        row,
+        turns=[record(Turn, t, provenance=read_provenance(t.provenance)) for t in row.turns],
         metadata=row.extra,
     )

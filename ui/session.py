@@ -264,10 +264,6 @@ class PlaySession:
             theirs = recorded.strip()
         return ours == theirs
 
-    def with_step(self, step: PlayStep) -> PlaySession:
-        """A copy with `step` appended."""
-        return replace(self, steps=(*self.steps, step))
-
     def rewound(self, keep: int) -> PlaySession:
         """A copy that keeps the first `keep` steps (a later step branches the stored session)."""
         kept = max(0, min(keep, len(self.steps)))

@@ -89,7 +89,7 @@ def trajectory_command(name: str, description: str) -> None:
             str | None, typer.Option(help="The trajectories' domain (default: from their tools).")
         ] = None,
     ) -> None:
-        from backend.data.formats import TRAJECTORY_FORMATS
+        from backend.data.formats.registry import TRAJECTORY_FORMATS
 
         trajectories = list(from_file(TRAJECTORY_FORMATS.get(name).read(path, domain), path))
         store(trajectories)
@@ -102,7 +102,7 @@ def trajectory_command(name: str, description: str) -> None:
 
 def register(cli: typer.Typer) -> None:
     """Add the `import` command group to the CLI."""
-    from backend.data.formats import TRAJECTORY_FORMATS
+    from backend.data.formats.registry import TRAJECTORY_FORMATS
 
     for name, fmt in TRAJECTORY_FORMATS.items():
         trajectory_command(name, fmt.description)

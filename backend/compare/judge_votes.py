@@ -1,10 +1,10 @@
 r"""The LLM judge's pairwise vote on an arena pair: which prediction is closer to the real one?
 
-The official release ships two pairwise templates; `backend.scoring.pairwise` runs the first
-("which one is real?"). This is the second ("which is closer to the ground truth?"), asked about
-the very pairs people voted on, in the order they saw them, so the judge's leaderboard and its
-agreement with people are measured on the same battles. It reuses the rubric judge's context
-message, retry loop and `\boxed{}` parser.
+The official release ships two pairwise templates: the first ("which one is real?") is served
+by the judge prompt library as `pairwise`; this is the second ("which is closer to the ground
+truth?"), asked about the very pairs people voted on, in the order they saw them, so the judge's
+leaderboard and its agreement with people are measured on the same battles. It reuses the
+rubric judge's context message, retry loop and `\boxed{}` parser.
 """
 
 from __future__ import annotations

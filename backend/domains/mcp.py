@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from backend.domains import metric_sets
 from backend.domains.base import DOMAINS, ActionKind, Domain, PromptContext, builtin_prompts
-from backend.domains.routing import Route, RoutingPolicy, read_only_tool
+from backend.domains.routing import Route, RoutingPolicy
+from backend.domains.tool_routes import read_only_tool
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
 

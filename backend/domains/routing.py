@@ -2,7 +2,9 @@
 
 A policy is data on the `Domain` (`Domain.hybrid`): an ordered tuple of routes, each naming who
 answers the actions it matches. The first route that matches wins; an action no route matches is
-answered by the world model. There is no per-domain branching in the step path: `backend.stepping`
+answered by the world model (the tests on tool calls are in `backend.domains.tool_routes`, which
+can import the tool-call parser: this module is imported by the domain base, which the parser
+imports). There is no per-domain branching in the step path: `backend.stepping`
 asks the domain's policy and runs the answerer it names.
 
 The routes follow SWE-World's split: where an action's outcome is deterministic and safe to
@@ -15,11 +17,9 @@ sends the step to the live environment) are asked by the step path for every dom
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from backend.errors import BadActionError
 from backend.types import AnsweredBy, PromptContext
 
 ActionTest = Callable[[str, PromptContext], bool]
@@ -53,41 +53,3 @@ class RoutingPolicy:
             if rule.matches(action, context):
                 return rule.answered_by
         return "model"
-
-
-def tool_commands(tool: str, commands: Sequence[str]) -> ActionTest:
-    """Matches calls of `tool` whose `command` argument is one of `commands`."""
-    allowed = frozenset(commands)
-
-    def matches(action: str, context: PromptContext) -> bool:
-        call = _call(action)
-        return call is not None and call[0] == tool and call[1].get("command") in allowed
-
-    return matches
-
-
-def read_only_tool(action: str, context: PromptContext) -> bool:
-    """Matches calls of a tool the session's tool list declares read-only.
-
-    The list is what the live server answered to `tools/list`: MCP's `annotations.readOnlyHint`
-    is the server's own statement that a call changes nothing, so running it for real is as
-    safe as predicting it, and exact.
-    """
-    call = _call(action)
-    if call is None:
-        return False
-    for tool in context.tools or []:
-        if tool.get("name") == call[0]:
-            annotations = tool.get("annotations") or {}
-            return bool(isinstance(annotations, dict) and annotations.get("readOnlyHint"))
-    return False
-
-
-def _call(action: str) -> tuple[str, dict[str, Any]] | None:
-    from backend.domains.tools import parse_tool_call  # tools imports the domain base
-
-    try:
-        call = parse_tool_call(action)
-    except BadActionError:
-        return None
-    return call.name, call.arguments

@@ -5,7 +5,8 @@ from __future__ import annotations
 from backend.domains import metric_sets
 from backend.domains.base import DOMAINS, ActionKind, Domain, Finish, PromptContext, builtin_prompts
 from backend.domains.finish import tool_named
-from backend.domains.routing import Route, RoutingPolicy, tool_commands
+from backend.domains.routing import Route, RoutingPolicy
+from backend.domains.tool_routes import tool_commands
 from backend.domains.tools import validate_tool_call
 from backend.types import ObservationKind
 

@@ -1,4 +1,4 @@
-"""What the rubric judge and the pairwise judge share: the context message and the retry loop."""
+"""What the rubric judge and the arena's judge vote share: the context message, the retries."""
 
 from __future__ import annotations
 

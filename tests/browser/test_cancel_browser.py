@@ -13,7 +13,7 @@ import pytest
 
 from storage.models import RunStatus
 from storage.run_kinds import BenchRun, RolloutRun
-from tests.browser.pages import open_app, open_tab, wait_for_text
+from tests.browser.pages import MODEL_WAIT_MS, open_app, open_tab, wait_for_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -21,7 +21,6 @@ ITEMS = 24
 """Three chunks of eight: the first one finishing shows items counted before Cancel."""
 BUDGET = 64
 """Tokens a prediction decodes (all of them: the tiny model never stops): a chunk takes a while."""
-WAIT_MS = 600_000
 
 
 def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model_app, shot):
@@ -34,11 +33,12 @@ def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model
     tab.get_by_label("Items (first N; 0 for all)").fill(str(ITEMS))
     tab.locator("#bm-run").click()
     wait_for_text(tab, "#bm-job", f"of {ITEMS} items")
-    wait_for_text(tab, "#bm-job", f"8 of {ITEMS} items", WAIT_MS)  # the first chunk is counted
+    # The first chunk is counted.
+    wait_for_text(tab, "#bm-job", f"8 of {ITEMS} items", MODEL_WAIT_MS)
     assert "left" in tab.locator("#bm-job").inner_text()  # with an estimate from its rate
     shot(tab, "jobs-bench-running")
     tab.locator("#bm-cancel").click()
-    wait_for_text(tab, "#bm-job", "cancelled after", WAIT_MS)
+    wait_for_text(tab, "#bm-job", "cancelled after", MODEL_WAIT_MS)
     assert "the engine is free" in tab.locator("#bm-job").inner_text()
     assert not tab.locator("#bm-cancel").is_visible()
     wait_for_text(tab, "#bm-past", "interrupted")  # the runs list shows how it ended
@@ -56,7 +56,7 @@ def test_a_cancelled_benchmark_frees_the_engine_for_a_playground_step(tab, model
     # The engine the benchmark held is free: a Playground step on it completes and is stored.
     open_tab(tab, "Playground")
     tab.locator("#pg-step").click()
-    wait_for_text(tab, "#pg-status", "Stored as prediction", WAIT_MS)
+    wait_for_text(tab, "#pg-status", "Stored as prediction", MODEL_WAIT_MS)
     shot(tab, "jobs-bench-then-step")
 
 
@@ -64,10 +64,10 @@ def test_a_cancelled_rollout_stops_between_steps_and_is_recorded_interrupted(tab
     open_app(tab, model_app.url)
     open_tab(tab, "Rollouts")  # the replay agent in the transformers world model, 2 x 5 steps
     tab.locator("#ro-run").click()
-    wait_for_text(tab, "#ro-job", "of at most 10 steps", WAIT_MS)
-    wait_for_text(tab, "#ro-job", "2 of at most 10 steps", WAIT_MS)  # both episodes stepped
+    wait_for_text(tab, "#ro-job", "of at most 10 steps", MODEL_WAIT_MS)
+    wait_for_text(tab, "#ro-job", "2 of at most 10 steps", MODEL_WAIT_MS)  # both episodes stepped
     tab.locator("#ro-cancel").click()
-    wait_for_text(tab, "#ro-job", "cancelled after", WAIT_MS)
+    wait_for_text(tab, "#ro-job", "cancelled after", MODEL_WAIT_MS)
     wait_for_text(tab, "#ro-past", "interrupted")
     shot(tab, "jobs-rollout-cancelled")
     [run] = model_app.context.runs.list_runs(RolloutRun)

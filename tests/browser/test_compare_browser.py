@@ -10,7 +10,7 @@ import pytest
 from backend.recording import StoredScore
 from backend.verdicts import Verdict
 from storage.annotations import AnnotationInput, Ratings
-from tests.browser.pages import choose, open_tab, wait_for_text
+from tests.browser.pages import choose, open_tab, wait_for_text, wait_until
 from tests.support.app_server import RunningApp, start_app
 from tests.support.postgres import fake_prediction
 from tests.support.sessions import SessionWriter
@@ -34,8 +34,11 @@ def test_arena_vote_reveals_and_the_leaderboard_updates(page, app: RunningApp, s
         page.locator("#ar-battle").click()
         # The new battle clears the last reveal; until then the page shows the voted battle,
         # and a vote pressed now would go to it (refused: already voted) on a busy machine.
-        page.wait_for_function(
-            "() => !(document.querySelector('#ar-reveal')?.innerText || '').includes('was')"
+        wait_until(
+            page,
+            "() => !(document.querySelector('#ar-reveal')?.innerText || '').includes('was')",
+            "the new battle to clear the last reveal",
+            ["#ar-reveal", "#ar-job", "#ar-message"],
         )
         wait_for_text(page, "#ar-context", "Action")
         assert "baseline:" not in page.locator("#ar-sides").inner_text()
@@ -45,10 +48,12 @@ def test_arena_vote_reveals_and_the_leaderboard_updates(page, app: RunningApp, s
         wait_for_text(page, "#ar-reveal", "was baseline:")
     # The table refreshes after the reveal; every battle pits the same two contenders, so both
     # rows reach three votes once the last vote is counted.
-    page.wait_for_function(
+    wait_until(
+        page,
         "() => /baseline:oracle\\s+\\d+\\s+\\d+-\\d+\\s+3\\s/.test("
         "document.querySelector('#ar-people')?.innerText || '')",
-        timeout=30_000,
+        "both contenders' rows to reach three votes",
+        ["#ar-people", "#ar-message"],
     )
     shot(page, "arena-leaderboard")
 

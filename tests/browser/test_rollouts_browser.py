@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from storage.run_kinds import RolloutRun
-from tests.browser.pages import choose, open_app, open_tab, wait_for_text
+from tests.browser.pages import choose, open_app, open_tab, wait_for_text, wait_until
 from tests.support.app_server import RunningApp
 from tests.support.cli import run
 from tests.support.live import skip_unless_live
@@ -28,10 +28,12 @@ def test_run_a_rollout_and_open_a_step(page, app: RunningApp, shot) -> None:
     # The oracle predicts the recorded screen: predicted and real panels come to show the same
     # text. The two panels are redrawn one after the other, so wait for them to agree rather than
     # read them at one instant.
-    page.wait_for_function(
+    wait_until(
+        page,
         "() => { const p = document.querySelector('#ro-predicted')?.innerText ?? '';"
         " return p.trim() !== '' && p === document.querySelector('#ro-real')?.innerText; }",
-        timeout=30_000,
+        "the predicted and real panels to agree",
+        ["#ro-predicted", "#ro-real", "#ro-status"],
     )
     assert "2" in page.locator("#ro-steps").inner_text()
     past = page.locator("#ro-past").inner_text()  # the run is listed with how it ended

@@ -12,20 +12,20 @@ from __future__ import annotations
 import pytest
 
 from backend.jobs import JobStatus
-from tests.browser.pages import open_app, wait_for_text
+from tests.browser.pages import MODEL_WAIT_MS, open_app, wait_for_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BUDGET = 20_000
 """Tokens a step may decode (all of them: the tiny model never stops): it runs for minutes."""
-WAIT_MS = 600_000
 
 
 def test_a_step_job_shows_progress_reopens_after_a_reload_and_cancels(tab, model_app, shot):
     open_app(tab, model_app.url)
     tab.locator("#pg-step").click()
-    wait_for_text(tab, "#pg-job", f"of at most {BUDGET:,} tokens", WAIT_MS)  # it decodes
-    wait_for_text(tab, "#pg-job", "left", WAIT_MS)  # with an upper-bound estimate from its rate
+    wait_for_text(tab, "#pg-job", f"of at most {BUDGET:,} tokens", MODEL_WAIT_MS)  # it decodes
+    # With an upper-bound estimate from its rate.
+    wait_for_text(tab, "#pg-job", "left", MODEL_WAIT_MS)
     line = tab.locator("#pg-job").inner_text()
     assert "at most" in line and "reopen" in line, line
     assert tab.locator("#pg-cancel").is_visible()
@@ -35,13 +35,13 @@ def test_a_step_job_shows_progress_reopens_after_a_reload_and_cancels(tab, model
 
     # A reload (here: the line's own link) reopens the running step where it was started.
     tab.goto(f"{model_app.url}?job={job.id}")
-    wait_for_text(tab, "#pg-job", f"of at most {BUDGET:,} tokens", WAIT_MS)
-    wait_for_text(tab, "#pg-predicted", "Predicted after step", WAIT_MS)  # its text so far
+    wait_for_text(tab, "#pg-job", f"of at most {BUDGET:,} tokens", MODEL_WAIT_MS)
+    wait_for_text(tab, "#pg-predicted", "Predicted after step", MODEL_WAIT_MS)  # its text so far
     assert model_app.context.jobs.get(job.id).view().status is JobStatus.RUNNING
     shot(tab, "step-job-reopened")
 
     tab.locator("#pg-cancel").click()
-    wait_for_text(tab, "#pg-job", "cancelled after", WAIT_MS)
+    wait_for_text(tab, "#pg-job", "cancelled after", MODEL_WAIT_MS)
     assert "the engine is free" in tab.locator("#pg-job").inner_text()
     wait_for_text(tab, "#pg-status", "You cancelled it")  # its streamed text is gone
     assert "Nothing was stored" in tab.locator("#pg-status").inner_text()
@@ -55,6 +55,6 @@ def test_a_step_job_shows_progress_reopens_after_a_reload_and_cancels(tab, model
     tab.locator("#pg-engine-panel").click()
     tab.get_by_label("Max new tokens").fill("4")
     tab.locator("#pg-step").click()
-    wait_for_text(tab, "#pg-status", "Stored as prediction", WAIT_MS)
-    wait_for_text(tab, "#pg-job", "done in", WAIT_MS)
+    wait_for_text(tab, "#pg-status", "Stored as prediction", MODEL_WAIT_MS)
+    wait_for_text(tab, "#pg-job", "done in", MODEL_WAIT_MS)
     shot(tab, "step-job-then-step")

@@ -15,14 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import VIEWPORT
-from tests.browser.pages import open_app
+from tests.browser.pages import open_app, wait_for_text
 from tests.support.app_server import RunningApp, start_app
 from tests.support.status import session_of
 
 pytestmark = pytest.mark.browser
 
 USERS = 4
-STORED = "document.querySelector('#pg-status').innerText.includes('Stored as prediction')"
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +47,11 @@ def test_concurrent_tabs_are_all_served_and_the_waiting_see_the_queue(browser, t
             open_app(page, tiny_app.url)
         for page in pages:
             page.locator("#pg-step").click()
-        last = pages[-1].locator("#pg-job")  # the step job's line shows its place
-        last.get_by_text("ahead of you", exact=False).first.wait_for(timeout=60_000)
+        # The last step job's line shows its place.
+        wait_for_text(pages[-1], "#pg-job", "ahead of you", 60_000)
         for page in pages:
-            page.wait_for_function(STORED, timeout=120_000)
+            # Four tiny-model steps decode one after another, on a CPU others share.
+            wait_for_text(page, "#pg-status", "Stored as prediction", 120_000)
         statuses = [page.locator("#pg-status").inner_text() for page in pages]
     finally:
         for context in contexts:

@@ -25,7 +25,7 @@ import pytest
 from backend.envs.live.run import unavailable
 from storage.run_kinds import BenchRun
 from tests.browser.conftest import SETTLED
-from tests.browser.pages import choose, open_tab, rate, wait_for_text
+from tests.browser.pages import MODEL_WAIT_MS, choose, open_tab, rate, wait_for_text, wait_until
 from tests.support.app_server import RunningApp, start_app
 from tests.support.postgres import fake_prediction
 from tests.support.prepared_model import link_prepared_model
@@ -92,10 +92,13 @@ def test_a_visitor_walks_through_the_workbench(page, app, shot):
     # optional model wheel, why not, in the same line).
     open_tab(page, "Start")
     page.locator("#st-embedded").click()
-    page.wait_for_function(
+    wait_until(
+        page,
         "() => /embedded model predicted|awp-inline-error/"
         ".test(document.querySelector('#st-result').innerHTML)",
-        timeout=600_000,  # a loaded machine's CPU; seconds on a quiet one
+        "the embedded model's prediction (or why not)",
+        ["#st-result"],
+        MODEL_WAIT_MS,  # the embedded model decodes: seconds on a quiet CPU, minutes on a busy one
     )
     outcome = page.locator("#st-result").inner_text()
     if "embedded model predicted" in outcome:

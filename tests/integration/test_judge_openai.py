@@ -18,7 +18,6 @@ from app.cli import build_cli
 from backend.benchmark.items import load_items
 from backend.engines.base import Engine, EngineConfig, build_engine
 from backend.scoring.judge import Judge, JudgeItem
-from backend.scoring.pairwise import PairwiseItem, run_pairwise
 from backend.types import SamplingParams
 from tests.support.openai_server import OpenAIServer
 
@@ -71,16 +70,6 @@ def test_rubric_judge_over_a_real_server(engine: Engine, server: OpenAIServer) -
         assert result.failed == (result.total is None)
         if result.failed:
             assert result.attempts == 2 and result.error
-
-
-def test_pairwise_over_a_real_server(engine: Engine) -> None:
-    items = [
-        PairwiseItem(**item.model_dump(exclude={"diagnostics", "history"}))
-        for item in short_items()
-    ]
-    results = run_pairwise(engine, items, params=BUDGET, retries=0)
-    assert [r.failed for r in results] == [r.chosen is None for r in results]
-    assert all(r.prompt_version == "pairwise-v1" for r in results)
 
 
 def test_bench_with_a_judge(

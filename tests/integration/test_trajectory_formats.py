@@ -29,7 +29,7 @@ from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProces
 
 from app.context import build_context
 from app.inspect_sandbox import AwpSandboxConfig
-from backend.data.formats import TRAJECTORY_FORMATS
+from backend.data.formats.registry import TRAJECTORY_FORMATS
 from backend.errors import BadInputError
 from backend.types import Prediction
 from tests.support.app_server import free_port

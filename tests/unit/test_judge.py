@@ -1,4 +1,4 @@
-"""The rubric judge and the pairwise judge around a scripted engine (the outer boundary).
+"""The rubric judge around a scripted engine (the outer boundary).
 
 The scripted engine answers from a queue, so retries, failures, caps and the stored judge
 metadata can be checked exactly; the real-server run is in tests/integration.
@@ -15,7 +15,6 @@ from backend.domains.base import ActionKind, all_domains
 from backend.errors import EngineUnavailableError, UnknownNameError
 from backend.scoring.judge import Judge, JudgeItem, render_user_message
 from backend.scoring.judge_library import JudgePromptLibrary
-from backend.scoring.pairwise import PairwiseItem, run_pairwise
 from backend.types import ChatRequest, Completion, Diagnostics, SamplingParams, StreamChunk, Turn
 
 SCORES = '{"format": 5, "factuality": 4, "consistency": 4, "realism": 5, "quality": 4}'
@@ -152,21 +151,3 @@ def test_override_directory_replaces_a_prompt(tmp_path: Path) -> None:
     prompt = JudgePromptLibrary(tmp_path).get("swe")
     assert prompt.version == "swe-v7+rubric-v1"
     assert prompt.text.endswith("Our own SWE rules.")
-
-
-def test_pairwise_positions_are_seeded_and_scored() -> None:
-    items = [
-        PairwiseItem(domain="swe", action="ls", predicted=f"sim {i}", reference=f"real {i}")
-        for i in range(8)
-    ]
-    engine = ScriptedEngine([r"\boxed{A}"] * 8)
-    results = run_pairwise(engine, items, seed=3)
-    again = run_pairwise(ScriptedEngine([r"\boxed{A}"] * 8), items, seed=3)
-    assert [r.real_label for r in results] == [r.real_label for r in again]
-    assert {r.real_label for r in results} == {"A", "B"}
-    for result, request in zip(results, engine.requests, strict=True):
-        user = request.messages[-1].content
-        real_first = user.index("real") < user.index("sim")
-        assert real_first == (result.real_label == "A")
-        assert result.judge_correct == (result.real_label == "A")
-    assert results[0].prompt_version == "pairwise-v1"

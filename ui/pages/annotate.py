@@ -8,6 +8,7 @@ two of them never share an item and nobody can annotate under a name of their ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gradio as gr
@@ -28,20 +29,56 @@ from ui.users import User, browser_key
 __all__ = ["BROWSER_KEY", "BROWSER_SECRET", "AnnotatePage", "render", "wire"]
 
 
+Show = Callable[..., dict[Any, Any]]
+"""The page showing an item (or none) to a person: `_shower`'s `show`."""
+
+
 def wire(page: AnnotatePage, services: Services) -> None:
     """Bind the page's events to the annotation service."""
     annotator = Annotator(services)
+    show = _shower(page, services, annotator)
+    cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
+    who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
+    annotate_filters.wire(page.filters)
+    open_linked = _wire_queue(page, services, annotator, show, who, cheap)
+    _wire_submit(page, services, annotator, show, who, cheap)
+    _wire_editor(page)
+    judge_button.wire(page.judge, page.state, judged_prediction, services, "judge_annotation")
+    if Context.root_block is not None:
+        Context.root_block.load(
+            guarded(open_linked),
+            [page.domain],
+            inputs_kwargs=who,
+            api_visibility="private",
+            **cheap,
+        )
+    page.editor.change(
+        guarded(annotate_view.correction_views),
+        [page.state, page.editor],
+        [page.preview, page.diff, page.editor_note],
+        api_name="annotate_preview",
+        trigger_mode="always_last",
+        show_progress="hidden",
+        concurrency_limit=None,
+    )
 
-    def person(browser: str | None, request: gr.Request) -> tuple[User, str]:
-        # The browser's key is kept for the page only: who annotates is the server's identity.
-        key = browser_key(browser, request)
-        return services.identify(request, individual=True), key
 
-    def updates(values: dict[str, Any], key: str | None = None) -> dict[Any, Any]:
-        out = {page.component(name): value for name, value in values.items()}
-        if key is not None:
-            out[page.browser] = key
-        return out
+def _person(services: Services, browser: str | None, request: gr.Request) -> tuple[User, str]:
+    """Who annotates (the server's identity) and the browser's key (kept for the page only)."""
+    key = browser_key(browser, request)
+    return services.identify(request, individual=True), key
+
+
+def _updates(page: AnnotatePage, values: dict[str, Any], key: str | None = None) -> dict[Any, Any]:
+    """The page's values by component name as updates, with the browser's key when given."""
+    out = {page.component(name): value for name, value in values.items()}
+    if key is not None:
+        out[page.browser] = key
+    return out
+
+
+def _shower(page: AnnotatePage, services: Services, annotator: Annotator) -> Show:
+    """How the page shows an item to a person: the item, their queue and progress."""
 
     def show(
         draft: Draft | None,
@@ -55,8 +92,21 @@ def wire(page: AnnotatePage, services: Services) -> None:
         rows = annotate_view.progress_rows(services, who)
         refs = draft.item.grounded_by if draft is not None else []
         places = services.annotations.places(correction_ids(refs))
-        shown = updates(annotate_view.show(draft, who, state, message, rows, places), key)
+        shown = _updates(page, annotate_view.show(draft, who, state, message, rows, places), key)
         return {**shown, page.judge.verdict: ""}
+
+    return show
+
+
+def _wire_queue(
+    page: AnnotatePage,
+    services: Services,
+    annotator: Annotator,
+    show: Show,
+    who: dict[str, Any],
+    cheap: dict[str, Any],
+) -> Callable[..., dict[Any, Any]]:
+    """Next, Open (by id) and Skip; returns the opener of the item a link names."""
 
     def next_item(
         domain: str,
@@ -64,7 +114,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
         browser: str | None = None,
         queue: QueueFilter | None = None,
     ) -> dict:
-        who, key = person(browser, request)
+        who, key = _person(services, browser, request)
         return show(annotator.next(who.name, domain, queue), who, key, domain, queue=queue)
 
     def open_item(
@@ -74,12 +124,12 @@ def wire(page: AnnotatePage, services: Services) -> None:
         browser: str | None = None,
         queue: QueueFilter | None = None,
     ) -> dict:
-        who, key = person(browser, request)
+        who, key = _person(services, browser, request)
         try:
             draft = annotator.open(who.name, prediction_id)
         except AWPError as exc:
             refused = f"Not opened: {exc}"
-            return updates({"open_note": annotate_view.banner(refused, "refused")}, key)
+            return _updates(page, {"open_note": annotate_view.banner(refused, "refused")}, key)
         return show(draft, who, key, domain, queue=queue)
 
     def open_linked(
@@ -101,46 +151,9 @@ def wire(page: AnnotatePage, services: Services) -> None:
         browser: str | None = None,
         queue: QueueFilter | None = None,
     ) -> dict:
-        who, key = person(browser, request)
+        who, key = _person(services, browser, request)
         return show(annotator.skip(who.name, draft, domain, queue), who, key, domain, queue=queue)
 
-    def submit(
-        draft: Draft | None,
-        domain: str,
-        request: gr.Request,
-        browser: str | None = None,
-        queue: QueueFilter | None = None,
-        **fields: Any,
-    ) -> dict:
-        who, key = person(browser, request)
-        ratings = {name: fields.pop(name) for name in RATING_HELP}
-        try:
-            record = annotator.submit(who, draft, ratings=ratings, **fields)
-        except AWPError as exc:
-            refused = annotate_view.banner(f"Not saved: {exc}", "refused")
-            malformed = isinstance(exc, MalformedCorrectionError | MalformedObservationError)
-            beside = {"editor_note": refused} if malformed else {}
-            return updates({"message": refused, **beside}, key)
-        saved = annotate_view.saved_banner(record)
-        return show(annotator.next(who.name, domain, queue), who, key, domain, saved, queue)
-
-    def load(draft: Draft | None, text: str | None) -> tuple[Any, Any]:
-        if draft is None or text is None:
-            return gr.skip(), gr.skip()
-        loaded = draft.editing(text)
-        return loaded, annotate_view.editor(text, loaded.form)
-
-    def use_real(draft: Draft | None) -> tuple[Any, Any]:
-        return load(draft, draft.item.real_observation if draft is not None else None)
-
-    def reset(draft: Draft | None) -> tuple[Any, Any]:
-        if draft is None:
-            return gr.skip(), gr.skip()
-        return load(draft, starting_text(draft.item, draft.item.predicted_observation))
-
-    cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
-    who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
-    annotate_filters.wire(page.filters)
     page.next.click(
         guarded(next_item),
         [page.domain],
@@ -162,6 +175,39 @@ def wire(page: AnnotatePage, services: Services) -> None:
         api_name="annotate_skip",
         **cheap,
     )
+    return open_linked
+
+
+def _wire_submit(
+    page: AnnotatePage,
+    services: Services,
+    annotator: Annotator,
+    show: Show,
+    who: dict[str, Any],
+    cheap: dict[str, Any],
+) -> None:
+    """Submit: the correction, verdict and ratings saved, then the next item."""
+
+    def submit(
+        draft: Draft | None,
+        domain: str,
+        request: gr.Request,
+        browser: str | None = None,
+        queue: QueueFilter | None = None,
+        **fields: Any,
+    ) -> dict:
+        who, key = _person(services, browser, request)
+        ratings = {name: fields.pop(name) for name in RATING_HELP}
+        try:
+            record = annotator.submit(who, draft, ratings=ratings, **fields)
+        except AWPError as exc:
+            refused = annotate_view.banner(f"Not saved: {exc}", "refused")
+            malformed = isinstance(exc, MalformedCorrectionError | MalformedObservationError)
+            beside = {"editor_note": refused} if malformed else {}
+            return _updates(page, {"message": refused, **beside}, key)
+        saved = annotate_view.saved_banner(record)
+        return show(annotator.next(who.name, domain, queue), who, key, domain, saved, queue)
+
     fields: dict[str, Any] = {
         **who,
         "corrected": page.editor,
@@ -177,6 +223,10 @@ def wire(page: AnnotatePage, services: Services) -> None:
         api_name="annotate_submit",
         **cheap,
     )
+
+
+def _wire_editor(page: AnnotatePage) -> None:
+    """The editor's Use real and Reset buttons."""
     page.use_real.click(
         guarded(use_real),
         [page.state],
@@ -191,24 +241,26 @@ def wire(page: AnnotatePage, services: Services) -> None:
         api_name="annotate_reset",
         concurrency_limit=None,
     )
-    judge_button.wire(page.judge, page.state, judged_prediction, services, "judge_annotation")
-    if Context.root_block is not None:
-        Context.root_block.load(
-            guarded(open_linked),
-            [page.domain],
-            inputs_kwargs=who,
-            api_visibility="private",
-            **cheap,
-        )
-    page.editor.change(
-        guarded(annotate_view.correction_views),
-        [page.state, page.editor],
-        [page.preview, page.diff, page.editor_note],
-        api_name="annotate_preview",
-        trigger_mode="always_last",
-        show_progress="hidden",
-        concurrency_limit=None,
-    )
+
+
+def load(draft: Draft | None, text: str | None) -> tuple[Any, Any]:
+    """The draft with `text` in its editor, and the editor showing it (nothing without either)."""
+    if draft is None or text is None:
+        return gr.skip(), gr.skip()
+    loaded = draft.editing(text)
+    return loaded, annotate_view.editor(text, loaded.form)
+
+
+def use_real(draft: Draft | None) -> tuple[Any, Any]:
+    """Use real: the real observation in the editor."""
+    return load(draft, draft.item.real_observation if draft is not None else None)
+
+
+def reset(draft: Draft | None) -> tuple[Any, Any]:
+    """Reset: the editor back to the text it started from."""
+    if draft is None:
+        return gr.skip(), gr.skip()
+    return load(draft, starting_text(draft.item, draft.item.predicted_observation))
 
 
 def judged_prediction(draft: Draft | None) -> int | None:

@@ -105,17 +105,8 @@ class AnnotatePage:
 
 def render(services: Services) -> AnnotatePage:
     """Build the page (inside the caller's Tab)."""
-    domains = [("All domains", "")] + [(d.title, d.name) for d in all_domains()]
     browser = gr.BrowserState("", storage_key=BROWSER_KEY, secret=BROWSER_SECRET)
-    with gr.Row(equal_height=True):
-        domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
-        next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
-        prediction_id = gr.Number(
-            None, label="Prediction #", precision=0, scale=1, elem_id="an-prediction"
-        )
-        with gr.Column(scale=2, min_width=200):
-            open_btn = gr.Button("Open", elem_id="an-open")
-            open_note = gr.HTML(elem_id="an-open-note")
+    domain, next_btn, prediction_id, open_btn, open_note = _render_opener()
     filters = annotate_filters.render(services)
     queue = gr.HTML(elem_id="an-queue")
     header = gr.HTML(label="Item", elem_id="an-header")
@@ -135,51 +126,9 @@ def render(services: Services) -> AnnotatePage:
             real_origin = gr.HTML(elem_id="an-real-origin")
             real = gr.HTML(label="Real", elem_id="an-real")
     judge = judge_button.render("an", services, "annotate")
-    with gr.Row(equal_height=False):
-        with gr.Column(min_width=320):
-            editor = gr.Code(
-                label="Corrected observation (edit the prediction into the truth)",
-                lines=14,
-                interactive=True,
-                elem_id="an-editor",
-            )
-            editor_note = gr.HTML(elem_id="an-editor-note")
-            with gr.Row():
-                use_real = gr.Button(
-                    "Use the real state", size="sm", visible=False, elem_id="an-use-real"
-                )
-                reset = gr.Button(
-                    "Reset to the prediction", size="sm", visible=False, elem_id="an-reset"
-                )
-        with gr.Column(min_width=320):
-            with gr.Tab("Diff"):
-                diff = gr.HTML(label="Diff", elem_id="an-diff")
-            with gr.Tab("Preview"):
-                preview = gr.HTML(label="Preview", elem_id="an-preview")
+    editor, editor_note, use_real, reset, diff, preview = _render_editor()
     gr.Markdown(RULES, elem_id="an-rules")
-    verdict = gr.Radio(VERDICT_CHOICES, label="Verdict", elem_id="an-verdict")
-    with gr.Row(equal_height=True, elem_id="an-ratings"):
-        ratings = {
-            name: gr.Radio(
-                ["1", "2", "3", "4", "5"],
-                label=name.capitalize(),
-                info=help_,
-                min_width=150,
-                elem_id=f"an-rate-{name}",
-                elem_classes="an-rating",
-            )
-            for name, help_ in RATING_HELP.items()
-        }
-    with gr.Row():
-        tags = gr.Dropdown(
-            list(ERROR_TAGS),
-            multiselect=True,
-            allow_custom_value=True,
-            label="Error tags",
-            scale=2,
-            elem_id="an-tags",
-        )
-        notes = gr.Textbox(label="Notes", lines=1, scale=2, elem_id="an-notes")
+    verdict, ratings, tags, notes = _render_grade()
     with gr.Row():
         submit = gr.Button("Submit & next", variant="primary", elem_id="an-submit", scale=3)
         skip = gr.Button("Skip", elem_id="an-skip", scale=1)
@@ -227,3 +176,72 @@ def render(services: Services) -> AnnotatePage:
         judge,
         filters,
     )
+
+
+def _render_editor() -> tuple[gr.Code, gr.HTML, gr.Button, gr.Button, gr.HTML, gr.HTML]:
+    """The correction's editor, its note and buttons, beside its diff and preview."""
+    with gr.Row(equal_height=False):
+        with gr.Column(min_width=320):
+            editor = gr.Code(
+                label="Corrected observation (edit the prediction into the truth)",
+                lines=14,
+                interactive=True,
+                elem_id="an-editor",
+            )
+            editor_note = gr.HTML(elem_id="an-editor-note")
+            with gr.Row():
+                use_real = gr.Button(
+                    "Use the real state", size="sm", visible=False, elem_id="an-use-real"
+                )
+                reset = gr.Button(
+                    "Reset to the prediction", size="sm", visible=False, elem_id="an-reset"
+                )
+        with gr.Column(min_width=320):
+            with gr.Tab("Diff"):
+                diff = gr.HTML(label="Diff", elem_id="an-diff")
+            with gr.Tab("Preview"):
+                preview = gr.HTML(label="Preview", elem_id="an-preview")
+    return editor, editor_note, use_real, reset, diff, preview
+
+
+def _render_grade() -> tuple[gr.Radio, dict[str, gr.Radio], gr.Dropdown, gr.Textbox]:
+    """The verdict, the ratings (one a dimension), the error tags and the notes."""
+    verdict = gr.Radio(VERDICT_CHOICES, label="Verdict", elem_id="an-verdict")
+    with gr.Row(equal_height=True, elem_id="an-ratings"):
+        ratings = {
+            name: gr.Radio(
+                ["1", "2", "3", "4", "5"],
+                label=name.capitalize(),
+                info=help_,
+                min_width=150,
+                elem_id=f"an-rate-{name}",
+                elem_classes="an-rating",
+            )
+            for name, help_ in RATING_HELP.items()
+        }
+    with gr.Row():
+        tags = gr.Dropdown(
+            list(ERROR_TAGS),
+            multiselect=True,
+            allow_custom_value=True,
+            label="Error tags",
+            scale=2,
+            elem_id="an-tags",
+        )
+        notes = gr.Textbox(label="Notes", lines=1, scale=2, elem_id="an-notes")
+    return verdict, ratings, tags, notes
+
+
+def _render_opener() -> tuple[gr.Dropdown, gr.Button, gr.Number, gr.Button, gr.HTML]:
+    """The queue's domain and Next item, beside Open by prediction id and its note."""
+    domains = [("All domains", "")] + [(d.title, d.name) for d in all_domains()]
+    with gr.Row(equal_height=True):
+        domain = gr.Dropdown(domains, value="", label="Queue", scale=2, elem_id="an-domain")
+        next_btn = gr.Button("Next item", variant="primary", scale=1, elem_id="an-next")
+        prediction_id = gr.Number(
+            None, label="Prediction #", precision=0, scale=1, elem_id="an-prediction"
+        )
+        with gr.Column(scale=2, min_width=200):
+            open_btn = gr.Button("Open", elem_id="an-open")
+            open_note = gr.HTML(elem_id="an-open-note")
+    return domain, next_btn, prediction_id, open_btn, open_note

@@ -199,17 +199,21 @@ def votes_enabled(page: ArenaPage, enabled: bool) -> dict[gr.components.Componen
 def wire(page: ArenaPage, services: Services) -> None:
     """Bind the page's events."""
     arena = Arena(services)
+    _wire_battle(page, services, arena)
+    _wire_votes(page, services, arena)
 
-    def who(browser: str | None, request: gr.Request) -> tuple[str, str]:
-        # The browser's key is kept for the page only: who votes is the server's identity.
-        key = browser_key(browser, request)
-        return services.identify(request, individual=True).name, key
 
-    def leaderboard(domain: str) -> dict[gr.components.Component, Any]:
-        return board_values(page, arena.report(), domain or ALL)
+def who(services: Services, browser: str | None, request: gr.Request) -> tuple[str, str]:
+    """Who acts (the server's identity) and the browser's key (kept for the page only)."""
+    key = browser_key(browser, request)
+    return services.identify(request, individual=True).name, key
+
+
+def _wire_battle(page: ArenaPage, services: Services, arena: Arena) -> None:
+    """New battle: a job that draws a pair of contenders' predictions, then shows it."""
 
     def new_battle(domain: str, board: str, request: gr.Request, browser: str | None = None) -> Job:
-        name, key = who(browser, request)
+        name, key = who(services, browser, request)
 
         def draw(job: Job) -> tuple[ArenaPair, str, str]:
             return arena.next_battle(name, domain or None), key, board
@@ -224,9 +228,28 @@ def wire(page: ArenaPage, services: Services) -> None:
             page.browser: key,
             **_show(page, pair),
             page.reveal: "",
-            **leaderboard(board),
+            **board_values(page, arena.report(), board or ALL),
             **votes_enabled(page, True),
         }
+
+    job_panel.wire(
+        page.job,
+        services,
+        page.battle,
+        new_battle,
+        [page.domain, page.board_domain],
+        show,
+        page.shown,
+        api_name="arena_battle",
+        inputs_kwargs={"browser": page.browser},
+    )
+
+
+def _wire_votes(page: ArenaPage, services: Services, arena: Arena) -> None:
+    """The votes on the battle shown (then who was who), and the leaderboard of a domain."""
+
+    def leaderboard(domain: str) -> dict[gr.components.Component, Any]:
+        return board_values(page, arena.report(), domain or ALL)
 
     def vote(
         outcome: str,
@@ -237,7 +260,7 @@ def wire(page: ArenaPage, services: Services) -> None:
     ) -> dict[gr.components.Component, Any]:
         if pair is None:
             raise BadInputError("Press New battle first.")
-        name, key = who(browser, request)
+        name, key = who(services, browser, request)
         arena.vote(pair, name, outcome)
         # The battle stays on screen with who was who; New battle moves on.
         return {
@@ -249,17 +272,6 @@ def wire(page: ArenaPage, services: Services) -> None:
         }
 
     person: dict[str, Any] = {"browser": page.browser}
-    job_panel.wire(
-        page.job,
-        services,
-        page.battle,
-        new_battle,
-        [page.domain, page.board_domain],
-        show,
-        page.shown,
-        api_name="arena_battle",
-        inputs_kwargs=person,
-    )
 
     def voter(outcome: str) -> Any:
         def vote_for(

@@ -104,19 +104,7 @@ def render(services: Services) -> BenchmarkPage:
         wrap=True,
         elem_id="bm-results",
     )
-    with gr.Accordion("Past runs", open=True):
-        past = gr.Dataframe(
-            runs or None,
-            headers=PAST_HEADERS,
-            interactive=False,
-            label="Past runs",
-            show_label=False,
-            elem_id="bm-past",
-        )
-        with gr.Row():
-            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True, scale=3)
-            show = gr.Button("Show", scale=1)
-            refresh = gr.Button("Refresh", scale=1)
+    past, run_id, show, refresh = _render_past(runs, choices)
     return BenchmarkPage(
         dataset,
         engines,
@@ -137,16 +125,44 @@ def render(services: Services) -> BenchmarkPage:
     )
 
 
+def _render_past(
+    runs: list[list[str]], choices: list[tuple[str, str]]
+) -> tuple[gr.Dataframe, gr.Dropdown, gr.Button, gr.Button]:
+    """The past runs: their table, the menu of their ids, Show and Refresh."""
+    with gr.Accordion("Past runs", open=True):
+        past = gr.Dataframe(
+            runs or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            elem_id="bm-past",
+        )
+        with gr.Row():
+            run_id = gr.Dropdown(choices, label="Run", allow_custom_value=True, scale=3)
+            show = gr.Button("Show", scale=1)
+            refresh = gr.Button("Refresh", scale=1)
+    return past, run_id, show, refresh
+
+
 def wire(page: BenchmarkPage, services: Services) -> None:
     """Bind the page's events to the benchmark service."""
     benchmarks = Benchmarks(services)
+    _wire_run(page, services, benchmarks)
+    _wire_past(page, benchmarks)
 
-    def listing() -> tuple[Any, Any]:
-        rows, choices = benchmarks.listing()
-        return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown(choices)
+
+def past_runs(benchmarks: Benchmarks) -> tuple[Any, Any]:
+    """The table of past runs and the menu of their ids."""
+    rows, choices = benchmarks.listing()
+    return gr.Dataframe(rows or None, headers=PAST_HEADERS), gr.Dropdown(choices)
+
+
+def _wire_run(page: BenchmarkPage, services: Services, benchmarks: Benchmarks) -> None:
+    """Run a benchmark as a job; a run that ends, however it ends, is listed."""
 
     def relisted() -> dict[Any, Any]:
-        past, run_id = listing()
+        past, run_id = past_runs(benchmarks)
         return {page.past: past, page.run_id: run_id}
 
     def start(
@@ -193,24 +209,6 @@ def wire(page: BenchmarkPage, services: Services) -> None:
             **relisted(),
         }
 
-    def show(run_id: str) -> dict[Any, Any]:
-        past = benchmarks.load(run_id)
-        chart = page.chart.show(
-            str(past.chart) if past.chart else None, "This run stored no chart."
-        )
-        if past.results is None:
-            return {
-                page.status: past.note(),
-                page.results: gr.Dataframe(None, headers=RESULT_HEADERS),
-                **chart,
-            }
-        headers, rows = table(past.results)
-        return {
-            page.status: past.note(),
-            page.results: gr.Dataframe(rows, headers=headers),
-            **chart,
-        }
-
     inputs = [
         page.dataset,
         page.engines,
@@ -232,6 +230,32 @@ def wire(page: BenchmarkPage, services: Services) -> None:
         stopped=relisted,  # a cancelled or failed run is listed as it ended
         form=True,  # a reopened job shows the settings it runs with
     )
+
+
+def _wire_past(page: BenchmarkPage, benchmarks: Benchmarks) -> None:
+    """Show a past run again (its table and chart), and refresh the list of runs."""
+
+    def listing() -> tuple[Any, Any]:
+        return past_runs(benchmarks)
+
+    def show(run_id: str) -> dict[Any, Any]:
+        past = benchmarks.load(run_id)
+        chart = page.chart.show(
+            str(past.chart) if past.chart else None, "This run stored no chart."
+        )
+        if past.results is None:
+            return {
+                page.status: past.note(),
+                page.results: gr.Dataframe(None, headers=RESULT_HEADERS),
+                **chart,
+            }
+        headers, rows = table(past.results)
+        return {
+            page.status: past.note(),
+            page.results: gr.Dataframe(rows, headers=headers),
+            **chart,
+        }
+
     page.show.click(
         guarded(show),
         [page.run_id],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,13 +125,43 @@ def render(services: Services) -> PlaygroundPage:
     )
 
 
+Present = Callable[[PlaySession], dict[gr.components.Component, Any]]
+"""A session as the values of the page's components that show it."""
+CHEAP: dict[str, Any] = {"concurrency_limit": None}
+"""Event options of a callback that does no model work: no Gradio concurrency limit."""
+
+
 def wire(page: PlaygroundPage, services: Services) -> None:
     """Bind the page's events to the playground service."""
     playground = Playground(services)
-    panel = page.job
+    present = presenter(page, services)
     # The job line is last, where a step's place in the queue used to be shown; a load or
     # a rewind leaves it as it was (the last step's outcome).
-    shown = [page.state, page.action, page.position, *page.view.outputs, panel.line]
+    shown = [page.state, page.action, page.position, *page.view.outputs, page.job.line]
+    wiring = Wiring(page, services, playground, present, shown)
+    for part in (_wire_world, _wire_domain, _wire_starts, _wire_step, _wire_history):
+        part(wiring)
+    judge_button.wire(page.judge, page.state, last_prediction, services, "judge_step")
+    futures.wire(page.futures, page.state, page.action, page.engine, services)
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """What each part of the page's wiring binds: the page, the services, how a session shows.
+
+    Attributes:
+        shown: the components every session-changing event updates (`present`'s, the job line).
+    """
+
+    page: PlaygroundPage
+    services: Services
+    playground: Playground
+    present: Present
+    shown: list[gr.components.Component]
+
+
+def presenter(page: PlaygroundPage, services: Services) -> Present:
+    """How the page shows a session: its state, next action, position and views."""
 
     def present(session: PlaySession) -> dict[gr.components.Component, Any]:
         last = session.steps[-1].prediction if session.steps else None
@@ -141,6 +172,49 @@ def wire(page: PlaygroundPage, services: Services) -> None:
             page.position: len(session.steps),
             **dict(zip(page.view.outputs, playground_view.present(session, places), strict=True)),
         }
+
+    return present
+
+
+def _wire_world(w: Wiring) -> None:
+    """Save the session's world as a file, or load one (which starts a session in it)."""
+    page, services, present, shown = w.page, w.services, w.present, w.shown
+
+    def save_world(session: PlaySession, name: str, temperature: float, seed: float | None):
+        return playground_world.save(services, session, name, temperature, seed)
+
+    def load_world(text: str, upload: str | None) -> dict:
+        session, temperature, seed = playground_world.load(services, text, upload)
+        return {
+            **present(session),
+            page.domain: session.domain,
+            page.help: playground_view.action_help(session.domain),
+            page.engine.temperature: temperature,
+            page.engine.seed: seed,
+        }
+
+    world = page.world
+    world.save.click(
+        guarded(save_world),
+        [page.state, world.name, page.engine.temperature, page.engine.seed],
+        [world.text, world.file],
+        api_name="save_world",
+        **CHEAP,
+    )
+    world.load.click(
+        guarded(load_world),
+        [world.text, world.file],
+        [page.domain, page.help, page.engine.temperature, page.engine.seed, *shown],
+        api_name="load_world",
+        **CHEAP,
+    )
+
+
+def _wire_domain(w: Wiring) -> None:
+    """A domain picked: its recordings, its live tasks, and a session on its first recording."""
+    page, services, playground = w.page, w.services, w.playground
+    present, shown = w.present, w.shown
+    starts = page.starts
 
     def select_domain(domain: str) -> dict:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
@@ -159,6 +233,27 @@ def wire(page: PlaygroundPage, services: Services) -> None:
             starts.live_note: live_note,
         }
 
+    # `input`, not `change`: loading a world sets the menu itself, and must keep its session.
+    page.domain.input(
+        guarded(select_domain),
+        [page.domain],
+        [starts.trajectory, page.help, starts.live_task, starts.live_note, *shown],
+        api_name="select_domain",
+        **CHEAP,
+    )
+
+
+def _wire_starts(w: Wiring) -> None:
+    """The starts: a recording's turn, a live task, a blank start, and the switch between them."""
+    page, playground, present, shown = w.page, w.playground, w.present, w.shown
+    starts = page.starts
+
+    def select_source(domain: str, source: str) -> dict:
+        # What the page shows is what Step uses: the old start's session goes with its mode.
+        shown_groups = dict(zip(starts.groups, playground_start.show_source(source), strict=True))
+        notice = playground_start.SWITCHED[source]
+        return {**shown_groups, **present(PlaySession(domain, notice=notice))}
+
     def load(domain: str, trajectory_id: str | None, start: float | None) -> dict:
         return present(playground.start(domain, trajectory_id, int(start or 0)))
 
@@ -169,6 +264,42 @@ def wire(page: PlaygroundPage, services: Services) -> None:
     def start_blank(domain: str, initial: str) -> dict:
         blank = PlaySession(domain, initial_state=initial or None, notice="Blank start.")
         return {starts.trajectory: gr.Dropdown(value=None), **present(blank)}
+
+    starts.source.input(
+        guarded(select_source),
+        [page.domain, starts.source],
+        [*starts.groups, *shown],
+        api_name="select_source",
+        **CHEAP,
+    )
+    start_inputs = [page.domain, starts.trajectory, starts.start]
+    # `input`, not `change`: a start that sets the menu itself (a domain, a blank start) must not
+    # load a recording behind the person's back.
+    starts.trajectory.input(guarded(load), start_inputs, shown, api_name="load_trajectory", **CHEAP)
+    starts.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **CHEAP)
+    # Starting a sandbox takes seconds (a browser: several), and there are only so many of them.
+    starts.live_start.click(
+        guarded(start_live),
+        [page.domain, starts.live_task, starts.live_hybrid],
+        shown,
+        api_name="start_live",
+        concurrency_limit=2,
+        concurrency_id="live",
+    )
+    starts.blank.click(
+        guarded(start_blank),
+        [page.domain, starts.initial],
+        [starts.trajectory, *shown],
+        api_name="start_blank",
+        **CHEAP,
+    )
+
+
+def _wire_step(w: Wiring) -> None:
+    """The action's check as it is typed, and Step: a job the page follows, with its Cancel."""
+    page, services, playground = w.page, w.services, w.playground
+    present, shown = w.present, w.shown
+    panel = page.job
 
     def validate(session: PlaySession, action: str, engine: str) -> tuple:
         if not action.strip():
@@ -199,85 +330,6 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         )
         yield from playground_step.follow(panel, page.view, job, ticket, session, action, present)
 
-    def rewind(session: PlaySession, keep: float | None) -> dict:
-        return present(playground.rewind(session, int(keep or 0)))
-
-    def branch(session: PlaySession, keep: float | None) -> dict:
-        return present(playground.branch(session, int(keep or 0)))
-
-    def save_world(session: PlaySession, name: str, temperature: float, seed: float | None):
-        return playground_world.save(services, session, name, temperature, seed)
-
-    def load_world(text: str, upload: str | None) -> dict:
-        session, temperature, seed = playground_world.load(services, text, upload)
-        return {
-            **present(session),
-            page.domain: session.domain,
-            page.help: playground_view.action_help(session.domain),
-            page.engine.temperature: temperature,
-            page.engine.seed: seed,
-        }
-
-    cheap: dict[str, Any] = {"concurrency_limit": None}
-    starts = page.starts
-    world = page.world
-    world.save.click(
-        guarded(save_world),
-        [page.state, world.name, page.engine.temperature, page.engine.seed],
-        [world.text, world.file],
-        api_name="save_world",
-        **cheap,
-    )
-    world.load.click(
-        guarded(load_world),
-        [world.text, world.file],
-        [page.domain, page.help, page.engine.temperature, page.engine.seed, *shown],
-        api_name="load_world",
-        **cheap,
-    )
-    # `input`, not `change`: loading a world sets the menu itself, and must keep its session.
-    page.domain.input(
-        guarded(select_domain),
-        [page.domain],
-        [starts.trajectory, page.help, starts.live_task, starts.live_note, *shown],
-        api_name="select_domain",
-        **cheap,
-    )
-
-    def select_source(domain: str, source: str) -> dict:
-        # What the page shows is what Step uses: the old start's session goes with its mode.
-        shown_groups = dict(zip(starts.groups, playground_start.show_source(source), strict=True))
-        notice = playground_start.SWITCHED[source]
-        return {**shown_groups, **present(PlaySession(domain, notice=notice))}
-
-    starts.source.input(
-        guarded(select_source),
-        [page.domain, starts.source],
-        [*starts.groups, *shown],
-        api_name="select_source",
-        **cheap,
-    )
-    start_inputs = [page.domain, starts.trajectory, starts.start]
-    # `input`, not `change`: a start that sets the menu itself (a domain, a blank start) must not
-    # load a recording behind the person's back.
-    starts.trajectory.input(guarded(load), start_inputs, shown, api_name="load_trajectory", **cheap)
-    starts.load.click(guarded(load), start_inputs, shown, api_name="load_turn", **cheap)
-    # Starting a sandbox takes seconds (a browser: several), and there are only so many of them.
-    starts.live_start.click(
-        guarded(start_live),
-        [page.domain, starts.live_task, starts.live_hybrid],
-        shown,
-        api_name="start_live",
-        concurrency_limit=2,
-        concurrency_id="live",
-    )
-    starts.blank.click(
-        guarded(start_blank),
-        [page.domain, starts.initial],
-        [starts.trajectory, *shown],
-        api_name="start_blank",
-        **cheap,
-    )
     gr.on(
         [page.action.change, page.engine.engine.change],
         guarded(validate),
@@ -286,7 +338,7 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         api_name="validate_action",
         trigger_mode="always_last",
         show_progress="hidden",
-        **cheap,
+        **CHEAP,
     )
     # No Gradio concurrency limit: `services.fair` queues model steps fairly (showing each
     # person their place) and lets baseline steps through at once.
@@ -310,14 +362,24 @@ def wire(page: PlaygroundPage, services: Services) -> None:
         "step",
         unfinished=lambda job: playground_step.reopened(panel, page.view, job),
     )
+
+
+def _wire_history(w: Wiring) -> None:
+    """Rewind to an earlier step, or branch a new session there."""
+    page, playground, present, shown = w.page, w.playground, w.present, w.shown
+
+    def rewind(session: PlaySession, keep: float | None) -> dict:
+        return present(playground.rewind(session, int(keep or 0)))
+
+    def branch(session: PlaySession, keep: float | None) -> dict:
+        return present(playground.branch(session, int(keep or 0)))
+
     page.rewind.click(
-        guarded(rewind), [page.state, page.position], shown, api_name="rewind", **cheap
+        guarded(rewind), [page.state, page.position], shown, api_name="rewind", **CHEAP
     )
     page.branch.click(
-        guarded(branch), [page.state, page.position], shown, api_name="branch", **cheap
+        guarded(branch), [page.state, page.position], shown, api_name="branch", **CHEAP
     )
-    judge_button.wire(page.judge, page.state, last_prediction, services, "judge_step")
-    futures.wire(page.futures, page.state, page.action, page.engine, services)
 
 
 def last_prediction(session: PlaySession) -> int | None:

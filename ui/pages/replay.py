@@ -278,7 +278,12 @@ def load_outputs(page: ReplayPage) -> list[Any]:
 
 def wire(page: ReplayPage, services: Services) -> None:
     """Bind the page's events."""
-    playground = Playground(services, SessionKind.REPLAY)
+    _wire_browse(page, services)
+    _wire_run(page, services, Playground(services, SessionKind.REPLAY))
+
+
+def _wire_browse(page: ReplayPage, services: Services) -> None:
+    """Pick a domain and a recording, and move through its turns."""
 
     def select_domain(domain: str, shown: ReplayState) -> dict[Any, Any]:
         choices = playground_view.trajectory_choices(services.trajectories, domain)
@@ -298,6 +303,34 @@ def wire(page: ReplayPage, services: Services) -> None:
 
     def show(state: ReplayState, turn: float | None) -> dict[gr.components.Component, Any]:
         return show_turn(page, state, turn, correction_places(services, state, turn))
+
+    page.domain.change(
+        inline(select_domain, page.message),
+        [page.domain, page.state],
+        [page.trajectory, page.message],
+        api_name="replay_domain",
+        concurrency_limit=None,
+    )
+    # Every error shows in the one message line under Run, never over a control.
+    loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs, page.message]
+    page.trajectory.change(
+        inline(load, page.message),
+        [page.trajectory, page.state, page.turn],
+        loaded,
+        api_name="replay_load",
+        concurrency_limit=None,
+    )
+    page.turn.change(
+        inline(show, page.message),
+        [page.state, page.turn],
+        [*page.turn_outputs, page.message],
+        api_name="replay_turn",
+        concurrency_limit=None,
+    )
+
+
+def _wire_run(page: ReplayPage, services: Services, playground: Playground) -> None:
+    """Run the recording's actions through an engine as a job, followed and reopened by link."""
 
     def run(state: ReplayState, turn: float, request: gr.Request, **controls: Any):
         # The run is a job; this callback follows it, showing each turn as it is stored (see
@@ -324,29 +357,6 @@ def wire(page: ReplayPage, services: Services) -> None:
         at = len(shown.run.steps) if shown.run else 1
         return showing(page, services, shown, at) | picked(page, services, shown)
 
-    page.domain.change(
-        inline(select_domain, page.message),
-        [page.domain, page.state],
-        [page.trajectory, page.message],
-        api_name="replay_domain",
-        concurrency_limit=None,
-    )
-    # Every error shows in the one message line under Run, never over a control.
-    loaded = [page.state, page.info, page.turn, page.strip, *page.turn_outputs, page.message]
-    page.trajectory.change(
-        inline(load, page.message),
-        [page.trajectory, page.state, page.turn],
-        loaded,
-        api_name="replay_load",
-        concurrency_limit=None,
-    )
-    page.turn.change(
-        inline(show, page.message),
-        [page.state, page.turn],
-        [*page.turn_outputs, page.message],
-        api_name="replay_turn",
-        concurrency_limit=None,
-    )
     panel = page.job
     page.run.click(
         inline(run, page.message),

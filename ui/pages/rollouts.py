@@ -16,6 +16,7 @@ import gradio as gr
 from backend.domains.base import all_domains, get_domain
 from backend.envs.live import cgroups
 from backend.envs.sim.defaults import REPLAY
+from backend.envs.sim.report import Summary
 from backend.envs.sim.service import RolloutOutcome
 from backend.jobs import Job
 from ui.errors import guarded
@@ -115,39 +116,8 @@ def render(services: Services) -> RolloutsPage:
                 visible=False,
                 elem_id="ro-summary",
             )
-    with gr.Column(visible=False, elem_id="ro-opened") as opened:
-        with gr.Row():
-            episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
-            step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
-        steps = gr.Dataframe(
-            None,
-            headers=STEP_HEADERS,
-            interactive=False,
-            label="Steps",
-            wrap=True,
-            elem_id="ro-steps",
-        )
-        action = gr.Code(label="Action", elem_id="ro-action")
-        with gr.Row(equal_height=False):
-            with gr.Column():
-                gr.Markdown("**Predicted** (the world model)")
-                predicted = gr.HTML(elem_id="ro-predicted")
-            with gr.Column():
-                gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
-                real = gr.HTML(elem_id="ro-real")
-    listed = Rollouts(services).listing()
-    with gr.Accordion("Past runs", open=True):
-        past = gr.Dataframe(
-            listed or None,
-            headers=PAST_HEADERS,
-            interactive=False,
-            label="Past runs",
-            show_label=False,
-            visible=bool(listed),
-            elem_id="ro-past",
-        )
-        past_empty = gr.HTML(empty(NO_PAST_RUNS), visible=not listed, elem_id="ro-past-empty")
-        refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    opened, episode, step, steps, action, predicted, real = _render_opened()
+    past, past_empty, refresh = _render_past(services)
     honesty = rollouts_honesty.render()
     return RolloutsPage(
         domain,
@@ -173,6 +143,51 @@ def render(services: Services) -> RolloutsPage:
         gr.State([]),
         honesty,
     )
+
+
+def _render_opened() -> tuple[
+    gr.Column, gr.Dropdown, gr.Number, gr.Dataframe, gr.Code, gr.HTML, gr.HTML
+]:
+    """A finished run's episodes, hidden until one exists: its steps, one step's panels."""
+    with gr.Column(visible=False, elem_id="ro-opened") as opened:
+        with gr.Row():
+            episode = gr.Dropdown([], label="Episode", elem_id="ro-episode", scale=3)
+            step = gr.Number(1, label="Step", precision=0, minimum=1, elem_id="ro-step", scale=1)
+        steps = gr.Dataframe(
+            None,
+            headers=STEP_HEADERS,
+            interactive=False,
+            label="Steps",
+            wrap=True,
+            elem_id="ro-steps",
+        )
+        action = gr.Code(label="Action", elem_id="ro-action")
+        with gr.Row(equal_height=False):
+            with gr.Column():
+                gr.Markdown("**Predicted** (the world model)")
+                predicted = gr.HTML(elem_id="ro-predicted")
+            with gr.Column():
+                gr.Markdown("**Real** (the recording, or the live environment in shadow mode)")
+                real = gr.HTML(elem_id="ro-real")
+    return opened, episode, step, steps, action, predicted, real
+
+
+def _render_past(services: Services) -> tuple[gr.Dataframe, gr.HTML, gr.Button]:
+    """The past runs (or a line saying there are none yet) and Refresh."""
+    listed = Rollouts(services).listing()
+    with gr.Accordion("Past runs", open=True):
+        past = gr.Dataframe(
+            listed or None,
+            headers=PAST_HEADERS,
+            interactive=False,
+            label="Past runs",
+            show_label=False,
+            visible=bool(listed),
+            elem_id="ro-past",
+        )
+        past_empty = gr.HTML(empty(NO_PAST_RUNS), visible=not listed, elem_id="ro-past-empty")
+        refresh = gr.Button("Refresh", size="sm", elem_id="ro-refresh")
+    return past, past_empty, refresh
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -207,6 +222,21 @@ def step_view(rows: list[dict[str, Any]], label: str, number: float | None) -> l
     ]
 
 
+def summary_rows(summary: Summary) -> list[list[Any]]:
+    """The summary table's rows: one a domain, in `SUMMARY_HEADERS`' order."""
+    return [
+        [
+            name,
+            f.episodes,
+            round(f.mean_reward, 3),
+            round(f.mean_steps, 2),
+            round(100 * f.invalid_rate, 1),
+            None if f.fidelity is None else round(f.fidelity, 3),
+        ]
+        for name, f in summary.domains.items()
+    ]
+
+
 def wire(page: RolloutsPage, services: Services) -> None:
     """Bind the page's events to the rollout service."""
     rollouts = Rollouts(services)
@@ -236,18 +266,7 @@ def wire(page: RolloutsPage, services: Services) -> None:
 
     def finished(result: tuple[RolloutOutcome, str]) -> dict[Any, Any]:
         outcome, env = result
-        rows, summary = outcome.rows, outcome.summary
-        table = [
-            [
-                name,
-                f.episodes,
-                round(f.mean_reward, 3),
-                round(f.mean_steps, 2),
-                round(100 * f.invalid_rate, 1),
-                None if f.fidelity is None else round(f.fidelity, 3),
-            ]
-            for name, f in summary.domains.items()
-        ]
+        rows, table = outcome.rows, summary_rows(outcome.summary)
         dumped = [row.model_dump() for row in rows]
         labels = [_label(row) for row in dumped]
         note = f"Finished {len(rows)} {env} episode(s); each is stored as a rollout session."

@@ -1,20 +1,18 @@
 """Agent trajectories in the field's formats, imported as real trajectories.
 
-Each format reads a file into `Trajectory`s (`TRAJECTORY_FORMATS`, a registry the contract test
-walks): Harbor's ATIF, Inspect AI eval logs, and OpenTelemetry GenAI spans. A record that cannot
-be read is refused with its place in the file and what is wrong, and nothing of a file with a
-bad record is stored. The domain of an imported trajectory follows from its tools
-(`domain_for_tools`) unless the caller names one.
+Each format reads a file into `Trajectory`s (`TRAJECTORY_FORMATS` in
+`backend.data.formats.registry`, a registry the contract test walks): Harbor's ATIF, Inspect AI
+eval logs, and OpenTelemetry GenAI spans. A record that cannot be read is refused with its place
+in the file and what is wrong, and nothing of a file with a bad record is stored. The domain of
+an imported trajectory follows from its tools (`domain_for_tools`) unless the caller names one.
+
+This package module holds only what the readers share, so the readers import it and the
+registry imports the readers, without a cycle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-
-from backend.registry import Registry
-from backend.types import Trajectory
+from collections.abc import Iterable
 
 SWE_TOOLS = frozenset(
     {
@@ -61,52 +59,3 @@ def domain_of_calls(names: Iterable[str]) -> str:
         if only in text_domains:
             return only
     return domain_for_tools(distinct)
-
-
-Reader = Callable[[Path, str | None], list[Trajectory]]
-"""(file, domain or None to infer) -> trajectories; raises BadInputError naming bad records."""
-
-
-@dataclass(frozen=True)
-class TrajectoryFormat:
-    """A registered trajectory file format.
-
-    Attributes:
-        name: the `awp import` subcommand and `--format` value.
-        read: the reader.
-        suffixes: the file name endings it reads.
-        description: one line for help texts.
-    """
-
-    name: str
-    read: Reader
-    suffixes: tuple[str, ...]
-    description: str
-
-
-def _formats() -> Registry[TrajectoryFormat]:
-    from backend.data.formats import atif, inspect_log, otel
-
-    registry: Registry[TrajectoryFormat] = Registry("trajectory format")
-    for fmt in (
-        TrajectoryFormat(
-            "atif", atif.read, (".json", ".jsonl"), "Harbor's Agent Trajectory Interchange Format."
-        ),
-        TrajectoryFormat(
-            "inspect",
-            inspect_log.read,
-            (".eval", ".json"),
-            "Inspect AI eval logs: each sample's tool calls and results.",
-        ),
-        TrajectoryFormat(
-            "otel",
-            otel.read,
-            (".jsonl",),
-            "OpenTelemetry GenAI spans (JSONL, one span a line): each trace's execute_tool spans.",
-        ),
-    ):
-        registry.register(fmt.name, fmt)
-    return registry
-
-
-TRAJECTORY_FORMATS = _formats()

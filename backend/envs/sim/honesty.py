@@ -16,12 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import fmean, pstdev
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:  # the report's summary holds a meter, so it imports this module
-    from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.episode_rows import EpisodeRow
 
 SIM_PASS_REAL_FAIL = "passes in simulation, fails in reality"
 

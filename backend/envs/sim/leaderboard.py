@@ -15,13 +15,11 @@ import math
 import random
 from collections.abc import Sequence
 from statistics import fmean
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 from scipy.stats import rankdata, spearmanr
 
-if TYPE_CHECKING:  # the report's summary holds a leaderboard, so it imports this module
-    from backend.envs.sim.report import EpisodeRow
+from backend.envs.sim.episode_rows import EpisodeRow
 
 ALL = "all"
 

@@ -21,8 +21,8 @@ from backend.envs.live.base import live_kind
 from backend.envs.sim.agents import Agent, AgentView
 from backend.envs.sim.check_action import CheckStep, predict_checks
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec, StepResult
+from backend.envs.sim.episode_rows import EpisodeRow, StepRow
 from backend.envs.sim.replays import replay_spread
-from backend.envs.sim.report import EpisodeRow, StepRow
 from backend.envs.sim.rewards import RewardModel
 from backend.envs.sim.world import WorldEnv, step_all
 from backend.errors import BadInputError

@@ -1,7 +1,8 @@
 """One job: its status, its progress and the honest ETA computed from it, and its Cancel.
 
 `backend.jobs` runs jobs (its registry) and lets deep code report to the job it works for;
-this module is the job itself, as both the work and the pages that poll it see it.
+this module is the job's own state, as both the work and the pages that poll it see it.
+Callers import these names from `backend.jobs`, the one public module.
 """
 
 from __future__ import annotations
