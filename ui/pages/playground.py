@@ -9,6 +9,7 @@ from typing import Any
 import gradio as gr
 
 from backend.domains.base import all_domains, get_domain
+from backend.engines.base import reference_answerers
 from ui.errors import guarded
 from ui.pages import (
     engine_panel,
@@ -307,9 +308,10 @@ def _wire_step(w: Wiring) -> None:
         problem = session.problem(action)
         if problem:
             return f"⚠️ {problem}", gr.Button(interactive=False)
-        if engine == "oracle" and session.live is not None:
+        answers_with_truth = engine in reference_answerers()
+        if answers_with_truth and session.live is not None:
             return ORACLE_LIVE, gr.Button(interactive=False)
-        if engine == "oracle" and session.real_for(action) is None:
+        if answers_with_truth and session.real_for(action) is None:
             return ORACLE_OFF_RECORDING, gr.Button(interactive=False)
         return "✓ valid action", gr.Button(interactive=True)
 
