@@ -86,6 +86,8 @@ class StoredSession:
     bench_run_id: int | None
     created_at: datetime
     steps: list[StoredStep]
+    world: Mapping[str, Any] | None = None
+    """The world spec it ran in (`backend.spec.WorldSpec.stored`); None before specs were kept."""
 
     def history(self) -> list[Turn]:
         """The steps as turns for a `SimRequest`: real observations plus first predictions."""

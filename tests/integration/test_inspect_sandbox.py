@@ -105,8 +105,13 @@ def test_a_bash_task_runs_against_the_world_model_unchanged(
     # Each command's answer logs where it came from: the world model that predicted it.
     sources = [e.data[PROVENANCE_KEY] for e in sample.events if e.event == "info"]
     assert sources and all(
-        s == {"kind": "predicted", "engine": "openai", "model": "world"} for s in sources
+        {k: v for k, v in s.items() if k != "spec"}
+        == {"kind": "predicted", "engine": "openai", "model": "world"}
+        for s in sources
     )
+    # ... under the world spec of the session that stored the step
+    assert session.world is not None
+    assert {s["spec"] for s in sources} == {session.world["digest"]}
 
 
 @skip_unless_live("terminal")

@@ -133,11 +133,14 @@ def test_the_sdk_client_over_stdio_lists_the_tools_and_each_call_says_who_answer
         "dataset": "mcp fixtures",
         "row_id": "fixture:get_weather",
     }
-    assert provenance(simulated) == {
+    predicted = provenance(simulated)
+    assert predicted == {
         "kind": "predicted",
         "engine": "persistence",
         "model": "baseline:persistence",
+        "spec": predicted["spec"],  # the digest of the world spec it ran under
     }
+    assert len(predicted["spec"]) == 16
     assert isinstance(missing, MCPError) and "city" in missing.message
     assert isinstance(unknown, MCPError) and "send_email" in unknown.message
 

@@ -16,11 +16,15 @@ from backend.data.bundled import load_bundled
 from backend.envs.sim.episode import EnvOptions, EpisodeSpec
 from backend.envs.sim.rewards import RewardOptions, build_reward
 from backend.envs.sim.world import WorldEnv, step_all
+from backend.spec import Purpose
 
 
 def statements_per_step(context: AppContext, n: int) -> tuple[int, int]:
     """(SQL statements, commits) of one batched step of `n` terminal environments."""
-    simulator = context.simulator("persistence", grounding=False, record=True)
+    world = context.world_spec(
+        Purpose.ROLLOUT, engine="persistence", grounding=False, record_answers=True
+    )
+    simulator = context.simulator(world)
     reward = build_reward("reference", RewardOptions())
     recordings = [t for t in load_bundled() if t.domain == "terminal"]
     envs = [WorldEnv(simulator, reward, EnvOptions(max_steps=100, record=False)) for _ in range(n)]

@@ -20,6 +20,7 @@ import pytest
 
 from app.context import build_context
 from backend.data.bundled import load_bundled
+from backend.types import Trajectory
 from tests.support.fake_openai import FakeOpenAIServer, events_reply
 from tests.support.health import awp_env_server
 
@@ -77,6 +78,32 @@ def test_vf_eval_runs_episodes_whose_steps_are_world_model_steps(
     world_server: str, fake_openai: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     recording = next(t for t in load_bundled() if t.domain == "terminal")
+    episode, output = vf_eval_episode(world_server, fake_openai, recording, tmp_path / "out")
+    if not episode["ok"] and all(UV_BOOTSTRAP in e["message"] for e in episode["errors"]):
+        # verifiers' harness fetches its own uv environment from the package index before the
+        # episode starts; a registry hiccup there says nothing about the world model: once more
+        episode, output = vf_eval_episode(world_server, fake_openai, recording, tmp_path / "again")
+    failed = {key: episode.get(key) for key in ("ok", "errors", "traces")}
+    assert episode["ok"] and not episode["errors"], (failed, output[-4000:])
+    (trace,) = episode["traces"]
+    assert trace["rewards"]["world_model_reward"]["score"] == 2.0  # the oracle's, 1 a step
+
+    with build_context() as context:
+        summary = max(context.sessions.list_sessions(), key=lambda listed: listed.id)
+        session = context.sessions.load_session(summary.id)
+    assert session.kind == "rollout"
+    assert [step.action for step in session.steps][-2:] == [t.action for t in recording.turns[:2]]
+    assert all(step.predictions for step in session.steps[-2:])
+
+
+UV_BOOTSTRAP = "failed to prepare uv script"
+"""verifiers' own harness set-up error when uv cannot sync its script environment."""
+
+
+def vf_eval_episode(
+    world_server: str, fake_openai: FakeOpenAIServer, recording: Trajectory, out: Path
+) -> tuple[dict[str, Any], str]:
+    """Run `vf-eval` for one episode against the world server; its one trace and its output."""
     fake_openai.script = [streamed(turn.action) for turn in recording.turns[:2]]
     done = subprocess.run(
         [
@@ -94,28 +121,19 @@ def test_vf_eval_runs_episodes_whose_steps_are_world_model_steps(
             "AGENT_KEY",
             "--no-push",
             "-o",
-            str(tmp_path / "out"),
+            str(out),
         ],
         env=verifiers_env(),
-        cwd=tmp_path,
+        cwd=out.parent,
         capture_output=True,
         text=True,
         timeout=600,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    (traces,) = tmp_path.glob("out/*/traces.jsonl")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    (traces,) = out.glob("*/traces.jsonl")
     (episode,) = [json.loads(line) for line in traces.read_text().splitlines()]
-    failed = {key: episode.get(key) for key in ("ok", "errors", "traces")}
-    assert episode["ok"] and not episode["errors"], (failed, (done.stdout + done.stderr)[-4000:])
-    (trace,) = episode["traces"]
-    assert trace["rewards"]["world_model_reward"]["score"] == 2.0  # the oracle's, 1 a step
-
-    with build_context() as context:
-        (summary,) = context.sessions.list_sessions()
-        session = context.sessions.load_session(summary.id)
-    assert session.kind == "rollout"
-    assert [step.action for step in session.steps][-2:] == [t.action for t in recording.turns[:2]]
-    assert all(step.predictions for step in session.steps[-2:])
+    return episode, output
 
 
 @needs_verifiers
