@@ -18,7 +18,7 @@ from backend.errors import AWPError
 from backend.observations import MalformedObservationError
 from storage.annotations.types import QueueFilter
 from ui.annotate import RATING_HELP, Annotator, Draft, starting_text
-from ui.errors import guarded
+from ui.errors import guarded, inline
 from ui.pages import annotate_filters, annotate_view, judge_button
 from ui.pages.annotate_layout import BROWSER_KEY, BROWSER_SECRET, AnnotatePage, render
 from ui.provenance import correction_ids
@@ -39,7 +39,6 @@ def wire(page: AnnotatePage, services: Services) -> None:
     show = _shower(page, services, annotator)
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
-    annotate_filters.wire(page.filters)
     open_linked = _wire_queue(page, services, annotator, show, who, cheap)
     _wire_submit(page, services, annotator, show, who, cheap)
     _wire_editor(page)
@@ -154,6 +153,31 @@ def _wire_queue(
         who, key = _person(services, browser, request)
         return show(annotator.skip(who.name, draft, domain, queue), who, key, domain, queue=queue)
 
+    def refilter(
+        draft: Draft | None,
+        domain: str,
+        engine: str | None,
+        session: float | None,
+        kind: str | None,
+        show_trivial: bool,
+        least: bool,
+        request: gr.Request,
+        browser: str | None = None,
+    ) -> dict:
+        queue = annotate_filters.build(engine, session, kind, show_trivial, least)
+        who, key = _person(services, browser, request)
+        served = annotator.refilter(who.name, draft, domain, queue)
+        return {**show(served, who, key, domain, queue=queue), page.filters.state: queue}
+
+    gr.on(
+        page.filters.changes,
+        inline(refilter, page.filters.note),
+        [page.state, page.domain, *page.filters.inputs],
+        [*page.shown, page.filters.state, page.filters.note],
+        inputs_kwargs={"browser": page.browser},
+        api_name="annotate_filter",
+        concurrency_limit=None,
+    )
     page.next.click(
         guarded(next_item),
         [page.domain],
