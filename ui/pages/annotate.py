@@ -39,6 +39,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
     show = _shower(page, services, annotator)
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
+    _wire_filters(page, services, annotator, show)
     open_linked = _wire_queue(page, services, annotator, show, who, cheap)
     _wire_submit(page, services, annotator, show, who, cheap)
     _wire_editor(page)
@@ -153,6 +154,37 @@ def _wire_queue(
         who, key = _person(services, browser, request)
         return show(annotator.skip(who.name, draft, domain, queue), who, key, domain, queue=queue)
 
+    page.next.click(
+        guarded(next_item),
+        [page.domain],
+        inputs_kwargs=who,
+        api_name="annotate_next",
+        **cheap,
+    )
+    page.open.click(
+        guarded(open_item),
+        [page.prediction_id, page.domain],
+        inputs_kwargs=who,
+        api_name="annotate_open",
+        **cheap,
+    )
+    page.skip.click(
+        guarded(skip),
+        [page.state, page.domain],
+        inputs_kwargs=who,
+        api_name="annotate_skip",
+        **cheap,
+    )
+    return open_linked
+
+
+def _wire_filters(page: AnnotatePage, services: Services, annotator: Annotator, show: Show) -> None:
+    """A filter change: the open item given back, the next one under the new filter shown.
+
+    A value the filter cannot use is refused beside the filters (`annotate_filters.build`);
+    the open item and the filter in force stay as they were.
+    """
+
     def refilter(
         draft: Draft | None,
         domain: str,
@@ -178,28 +210,6 @@ def _wire_queue(
         api_name="annotate_filter",
         concurrency_limit=None,
     )
-    page.next.click(
-        guarded(next_item),
-        [page.domain],
-        inputs_kwargs=who,
-        api_name="annotate_next",
-        **cheap,
-    )
-    page.open.click(
-        guarded(open_item),
-        [page.prediction_id, page.domain],
-        inputs_kwargs=who,
-        api_name="annotate_open",
-        **cheap,
-    )
-    page.skip.click(
-        guarded(skip),
-        [page.state, page.domain],
-        inputs_kwargs=who,
-        api_name="annotate_skip",
-        **cheap,
-    )
-    return open_linked
 
 
 def _wire_submit(
