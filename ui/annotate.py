@@ -154,6 +154,17 @@ class Annotator:
             self.services.queue.skip(draft.item.prediction_id, user)
         return self.next(user, domain, extra)
 
+    def refilter(
+        self, user: str, draft: Draft | None, domain: str | None, extra: QueueFilter | None
+    ) -> Draft | None:
+        """Give the open item back (keeping its place) and claim the next one under a new filter.
+
+        Without the release, my own claim would come first again whatever the filter's order.
+        """
+        if draft is not None:
+            self.services.queue.release(draft.item.prediction_id, user)
+        return self.next(user, domain, extra)
+
     def queue_state(
         self, user: str, domain: str | None, extra: QueueFilter | None = None
     ) -> QueueState:

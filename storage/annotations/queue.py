@@ -90,9 +90,9 @@ def _candidates(
     """What `me` may claim now, in queue order.
 
     Own live claims first, then predictions `me` never skipped, then those `me` skipped, the
-    longest ago first; within each, a step whose real state nobody knows comes first (a
-    reviewer's correction is its only truth), then the least confident when the filter asks
-    for it, then the oldest.
+    longest ago first; within each, the least confident when the filter asks for it (the
+    reviewer asked: it comes before the default order), then a step whose real state nobody
+    knows (a reviewer's correction is its only truth), then the oldest.
     """
     query = (
         _offered(query_filter, me, overlap)
@@ -112,7 +112,7 @@ def _candidates(
     )
     unknown_first = case((StepRow.real_observation.is_(None), 0), else_=1)
     if me is None:
-        return query.order_by(unknown_first, *confident, PredictionRow.id)
+        return query.order_by(*confident, unknown_first, PredictionRow.id)
     mine = and_(ClaimRow.annotator_id == me, ClaimRow.expires_at > now)
     query = query.outerjoin(
         SkipRow, and_(SkipRow.prediction_id == PredictionRow.id, SkipRow.annotator_id == me)
@@ -122,8 +122,8 @@ def _candidates(
         func.coalesce(mine, False).desc(),
         skipped,
         SkipRow.skipped_at,
-        unknown_first,
         *confident,
+        unknown_first,
         PredictionRow.id,
     )
 

@@ -18,7 +18,7 @@ from backend.errors import AWPError
 from backend.observations import MalformedObservationError
 from storage.annotations.types import QueueFilter
 from ui.annotate import RATING_HELP, Annotator, Draft, starting_text
-from ui.errors import guarded
+from ui.errors import guarded, inline
 from ui.pages import annotate_filters, annotate_view, judge_button
 from ui.pages.annotate_layout import BROWSER_KEY, BROWSER_SECRET, AnnotatePage, render
 from ui.provenance import correction_ids
@@ -39,7 +39,7 @@ def wire(page: AnnotatePage, services: Services) -> None:
     show = _shower(page, services, annotator)
     cheap: dict[str, Any] = {"concurrency_limit": None, "outputs": page.shown}
     who: dict[str, Any] = {"browser": page.browser, "queue": page.filters.state}
-    annotate_filters.wire(page.filters)
+    _wire_filters(page, services, annotator, show)
     open_linked = _wire_queue(page, services, annotator, show, who, cheap)
     _wire_submit(page, services, annotator, show, who, cheap)
     _wire_editor(page)
@@ -176,6 +176,40 @@ def _wire_queue(
         **cheap,
     )
     return open_linked
+
+
+def _wire_filters(page: AnnotatePage, services: Services, annotator: Annotator, show: Show) -> None:
+    """A filter change: the open item given back, the next one under the new filter shown.
+
+    A value the filter cannot use is refused beside the filters (`annotate_filters.build`);
+    the open item and the filter in force stay as they were.
+    """
+
+    def refilter(
+        draft: Draft | None,
+        domain: str,
+        engine: str | None,
+        session: float | None,
+        kind: str | None,
+        show_trivial: bool,
+        least: bool,
+        request: gr.Request,
+        browser: str | None = None,
+    ) -> dict:
+        queue = annotate_filters.build(engine, session, kind, show_trivial, least)
+        who, key = _person(services, browser, request)
+        served = annotator.refilter(who.name, draft, domain, queue)
+        return {**show(served, who, key, domain, queue=queue), page.filters.state: queue}
+
+    gr.on(
+        page.filters.changes,
+        inline(refilter, page.filters.note),
+        [page.state, page.domain, *page.filters.inputs],
+        [*page.shown, page.filters.state, page.filters.note],
+        inputs_kwargs={"browser": page.browser},
+        api_name="annotate_filter",
+        concurrency_limit=None,
+    )
 
 
 def _wire_submit(

@@ -2,19 +2,23 @@
 
 The filters live in one `gr.State` (a `QueueFilter` without its domain, which the page's Queue
 menu gives) that every queue event of the page reads, so Next, Skip and Submit all move through
-the same filtered queue.
+the same filtered queue. A change of filter serves the queue again (`ui.pages.annotate`), and a
+value the filter cannot use is refused in `note`, beside the filters: the components carry no
+bounds of their own, since Gradio refuses an out-of-bounds value before any callback runs and
+says so only in the server's log.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gradio as gr
 
+from backend.errors import BadInputError
 from storage.annotations.types import QueueFilter
 from storage.models import SessionKind
 from ui.annotate import default_filter
-from ui.errors import guarded
 from ui.services import Services
 
 ANY = ""
@@ -30,6 +34,17 @@ class QueueControls:
     kind: gr.Dropdown
     show_trivial: gr.Checkbox
     least_confident: gr.Checkbox
+    note: gr.HTML
+
+    @property
+    def inputs(self) -> list[Any]:
+        """The controls in the order `build` takes them."""
+        return [self.engine, self.session, self.kind, self.show_trivial, self.least_confident]
+
+    @property
+    def changes(self) -> list[Any]:
+        """The events that change the filter."""
+        return [control.change for control in self.inputs]
 
 
 def render(services: Services) -> QueueControls:
@@ -44,7 +59,11 @@ def render(services: Services) -> QueueControls:
                 elem_id="an-f-engine",
             )
             session = gr.Number(
-                None, label="Session #", precision=0, minimum=1, elem_id="an-f-session"
+                None,
+                label="Session #",
+                info="Empty or 0: any session.",
+                precision=0,
+                elem_id="an-f-session",
             )
             kind = gr.Dropdown(
                 [("Any source", ANY)] + [(k.value, k.value) for k in SessionKind],
@@ -64,43 +83,37 @@ def render(services: Services) -> QueueControls:
                 info="Where the model doubted itself, your review is worth the most.",
                 elem_id="an-least-confident",
             )
+        note = gr.HTML(elem_id="an-f-note")
         gr.Markdown(
-            "Steps whose real state nobody knows come first: your correction is their truth."
+            "Steps whose real state nobody knows come first (after the least confident, when "
+            "you ask for those): your correction is their truth."
         )
-    return QueueControls(gr.State(default), engine, session, kind, show_trivial, least_confident)
+    controls = (engine, session, kind, show_trivial, least_confident, note)
+    return QueueControls(gr.State(default), *controls)
 
 
-def wire(controls: QueueControls) -> None:
-    """Rebuild the filter whenever a control changes."""
+def build(
+    engine: str | None,
+    session: float | None,
+    kind: str | None,
+    show_trivial: bool,
+    least: bool,
+) -> QueueFilter:
+    """The filter the controls make; an empty or 0 session box means any session.
 
-    def build(
-        engine: str, session: float | None, kind: str, show_trivial: bool, least: bool
-    ) -> QueueFilter:
-        return QueueFilter(
-            engine=engine or None,
-            session_id=int(session) if session else None,
-            kind=kind or None,
-            hide_trivial=not show_trivial,
-            least_confident=bool(least),
+    Raises:
+        BadInputError: the session number is negative (the box rounds it to a whole one).
+
+    """
+    if session is not None and session < 0:
+        raise BadInputError(
+            f"Session # {session:g} names no session: type a session's number (1 or more), "
+            "or leave the box empty (or 0) for any session."
         )
-
-    inputs = [
-        controls.engine,
-        controls.session,
-        controls.kind,
-        controls.show_trivial,
-        controls.least_confident,
-    ]
-    gr.on(
-        [
-            controls.engine.change,
-            controls.session.change,
-            controls.kind.change,
-            controls.show_trivial.change,
-            controls.least_confident.change,
-        ],
-        guarded(build),
-        inputs,
-        controls.state,
-        concurrency_limit=None,
+    return QueueFilter(
+        engine=engine or None,
+        session_id=int(session) if session else None,
+        kind=kind or None,
+        hide_trivial=not show_trivial,
+        least_confident=bool(least),
     )
